@@ -1,0 +1,463 @@
+/* mpitev implementation: registrations (handles, callbacks, hints, free) and lifecycle.
+ *
+ * Every function here is a registry writer: it takes the registry mutex, changes
+ * writer-side state, publishes immutable snapshots (registration sets, callback sets)
+ * with release stores and retires the old ones through a grace period. Raises never
+ * take the mutex; see impl_deliver.h. Tool code (free callbacks) never runs under it. */
+#ifndef MPITEV__INSIDE
+#error "mpitev/detail/impl_registration.h is internal: include <mpitev/mpitev.h> instead"
+#endif
+
+/* Hint keys the core understands (docs/tool-writers-guide.md). */
+#define MPITEV_HINT_BUFFERED "mpitev_buffered"
+
+static uint64_t mpitev__handle_bits(uint32_t index, uint32_t gen) {
+    return ((uint64_t)gen << 32) | (uint64_t)(index + 1u);
+}
+static mpitev_reg mpitev__mkreg(uint64_t bits) {
+    mpitev_reg r;
+    r.bits = bits;
+    return r;
+}
+
+/* The slot a handle names if the handle is current, else NULL. Never dereferences
+ * anything the handle alone points to: index is bounds-checked against slots that exist
+ * (chunks are never freed before finalize), then the generation must match. */
+static mpitev__slot *mpitev__slot_of(mpitev_reg reg) {
+    uint32_t lo = (uint32_t)(reg.bits & 0xffffffffu), gen = (uint32_t)(reg.bits >> 32);
+    if (lo == 0 || (gen & 1u) == 0) return NULL;
+    uint32_t index = lo - 1;
+    if (index >= atomic_load_explicit(&mpitev__S->nslots, memory_order_acquire)) return NULL;
+    mpitev__slot *chunk = atomic_load_explicit(&mpitev__S->chunks[index / MPITEV__CHUNK_SLOTS], memory_order_acquire);
+    if (!chunk) return NULL;
+    mpitev__slot *s = &chunk[index % MPITEV__CHUNK_SLOTS];
+    if (atomic_load_explicit(&s->gen, memory_order_acquire) != gen) return NULL;
+    return s;
+}
+
+MPITEV_API int mpitev_reg_is_valid(mpitev_reg reg) {
+    return mpitev__is_initialized() && mpitev__slot_of(reg) != NULL;
+}
+
+/* Take a free slot, growing by one chunk when needed (mutex held). */
+static mpitev__slot *mpitev__slot_take(void) {
+    if (!mpitev__S->free_slots) {
+        uint32_t n = atomic_load_explicit(&mpitev__S->nslots, memory_order_relaxed);
+        uint32_t c = n / MPITEV__CHUNK_SLOTS;
+        if (c >= MPITEV__MAX_CHUNKS) return NULL;
+        mpitev__slot *chunk = (mpitev__slot *)mpitev__zalloc(sizeof(mpitev__slot) * MPITEV__CHUNK_SLOTS, MPITEV_CACHE_LINE);
+        if (!chunk) return NULL;
+        for (int i = MPITEV__CHUNK_SLOTS - 1; i >= 0; i--) {
+            chunk[i].index = n + (uint32_t)i;
+            chunk[i].next_free = mpitev__S->free_slots;
+            mpitev__S->free_slots = &chunk[i];
+        }
+        atomic_store_explicit(&mpitev__S->chunks[c], chunk, memory_order_release);
+        atomic_store_explicit(&mpitev__S->nslots, n + MPITEV__CHUNK_SLOTS, memory_order_release);
+    }
+    mpitev__slot *s = mpitev__S->free_slots;
+    mpitev__S->free_slots = s->next_free;
+    s->next_free = NULL;
+    return s;
+}
+
+/* Rebuild type's registration set with `add` added or `del` removed; publish it and
+ * retire the old one (mutex held). */
+static int mpitev__regset_update(mpitev_type *t, mpitev__slot *add, mpitev__slot *del) {
+    struct mpitev__regset *old = atomic_load_explicit(&t->mpitev__regs, memory_order_relaxed);
+    int n = old ? old->n : 0, m = n + (add ? 1 : 0) - (del ? 1 : 0);
+    struct mpitev__regset *nw = NULL;
+    size_t bytes = sizeof(struct mpitev__regset) + sizeof(mpitev__regref) * (size_t)(m > 0 ? m : 0);
+    if (m > 0) {
+        nw = (struct mpitev__regset *)mpitev__zalloc(bytes, MPITEV_CACHE_LINE);
+        if (!nw) return MPITEV_ERR_NO_MEM;
+        int k = 0;
+        for (int i = 0; i < n; i++)
+            if (old->ref[i].slot != del) nw->ref[k++] = old->ref[i];
+        if (add) {
+            mpitev__regref *r = &nw->ref[k++];
+            r->slot = add;
+            r->handle = mpitev__handle_bits(add->index, atomic_load_explicit(&add->gen, memory_order_relaxed));
+            r->object = add->object;
+            r->bound = add->bound;
+            r->buffered = add->buffered;
+        }
+        nw->n = k;
+        for (int i = 0; i < k; i++) nw->nbuffered += nw->ref[i].buffered;
+    }
+    /* release: the set's contents are visible to whoever loads the pointer (acquire in
+     * mpitev__raise, relaxed + later acquire for the fast path check). */
+    atomic_store_explicit(&t->mpitev__regs, nw, memory_order_release);
+    if (old)
+        mpitev__retire(&old->retired, MPITEV__RETIRED_MEMORY,
+                       sizeof(struct mpitev__regset) + sizeof(mpitev__regref) * (size_t)old->n, MPITEV_CACHE_LINE);
+    if (add) add->in_set = 1;
+    if (del) del->in_set = 0;
+    return MPITEV_SUCCESS;
+}
+
+static void mpitev__cbset_pick(mpitev__cbset *c) {
+    c->ncallbacks = 0;
+    for (int l = 0; l < MPITEV_CB_LEVELS; l++) c->ncallbacks += c->fn[l] != NULL;
+    for (int r = 0; r < MPITEV_CB_LEVELS; r++) {
+        c->pick[r] = -1;
+        for (int l = r; l < MPITEV_CB_LEVELS; l++)
+            if (c->fn[l]) { c->pick[r] = (signed char)l; break; }
+    }
+}
+
+/* Copy the current callback set for modification (mutex held). */
+static mpitev__cbset *mpitev__cbset_copy(mpitev__slot *s) {
+    mpitev__cbset *c = (mpitev__cbset *)mpitev__zalloc(sizeof *c, _Alignof(mpitev__cbset));
+    mpitev__cbset *old = atomic_load_explicit(&s->cbs, memory_order_relaxed);
+    if (c && old) *c = *old;
+    return c;
+}
+
+/* Publish a new callback set and keep the type's registration set in step: a
+ * registration is listed (raised to) while it has at least one callback (mutex held). */
+static int mpitev__cbset_publish(mpitev__slot *s, mpitev__cbset *c) {
+    mpitev__cbset_pick(c);
+    int want = c->ncallbacks > 0;
+    if (want && !s->in_set) {
+        int rc = mpitev__regset_update(s->type, s, NULL);
+        if (rc) { mpitev__free(c, sizeof *c, _Alignof(mpitev__cbset)); return rc; }
+    }
+    mpitev__cbset *old = atomic_load_explicit(&s->cbs, memory_order_relaxed);
+    atomic_store_explicit(&s->cbs, c, memory_order_release); /* pairs with acquire in delivery */
+    if (old) mpitev__retire(&old->retired, MPITEV__RETIRED_MEMORY, sizeof *old, _Alignof(mpitev__cbset));
+    if (!want && s->in_set && mpitev__regset_update(s->type, NULL, s) != MPITEV_SUCCESS) {
+        /* Out of memory while unlisting: the registration stays listed with no callback,
+         * which raises treat as "not listening" (no drop counted). */
+    }
+    return MPITEV_SUCCESS;
+}
+
+static int mpitev__apply_hints(mpitev__slot *s, const mpitev_kv *kv, int n, int at_alloc) {
+    for (int i = 0; i < n; i++) {
+        if (strcmp(kv[i].key, MPITEV_HINT_BUFFERED) == 0) {
+            /* The delivery mode can only be chosen at allocation: later changes are
+             * ignored (and get_info shows the mode in use), as 16.3.8.4 allows. */
+            if (!at_alloc) continue;
+            int on = strcmp(kv[i].value, "true") == 0 || strcmp(kv[i].value, "1") == 0;
+            int off = strcmp(kv[i].value, "false") == 0 || strcmp(kv[i].value, "0") == 0;
+            if (!on && !off) continue;
+            s->buffered = on;
+        }
+        int rc = mpitev__kv_put(&s->info, kv[i].key, kv[i].value);
+        if (rc) return rc;
+    }
+    if (at_alloc || mpitev__kv_get(&s->info, MPITEV_HINT_BUFFERED)) {
+        int rc = mpitev__kv_put(&s->info, MPITEV_HINT_BUFFERED, s->buffered ? "true" : "false");
+        if (rc) return rc;
+    }
+    return MPITEV_SUCCESS;
+}
+
+/* Default delivery mode for a new registration of type t: buffered if the type must be,
+ * else immediate. (Per-source defaults apply at raise time, see impl_deliver.h.) */
+static int mpitev__default_buffered(const mpitev_type *t) {
+    return (t->mpitev__desc.flags & MPITEV_TYPE_ALWAYS_BUFFERED) != 0;
+}
+
+static void mpitev__slot_release(mpitev__slot *s) {
+    mpitev__kv_clear(&s->info);
+    for (int l = 0; l < MPITEV_CB_LEVELS; l++) mpitev__kv_clear(&s->cbinfo[l]);
+    for (int i = 0; i < MPITEV_MAX_SOURCES; i++) atomic_store_explicit(&s->drops[i], 0, memory_order_relaxed);
+    s->type = NULL;
+    s->object = NULL;
+    s->free_cb = NULL;
+    s->free_ud = NULL;
+    s->free_ext = NULL;
+    if (s->zombie) return; /* may still be listed in a set: never reuse */
+    s->next_free = mpitev__S->free_slots;
+    mpitev__S->free_slots = s;
+}
+
+MPITEV_API int mpitev_reg_alloc(int type_index, const void *object, const mpitev_kv *info, int ninfo,
+                                mpitev_reg *reg) {
+    if (!mpitev__is_initialized()) return MPITEV_ERR_NOT_INITIALIZED;
+    mpitev_type *t = mpitev__type_at(type_index);
+    if (!t) return MPITEV_ERR_INVALID_INDEX;
+    if (!reg) return MPITEV_ERR_INVALID_ARG;
+    int rc = mpitev__kv_check(info, ninfo);
+    if (rc) return rc;
+    if (!mpitev__lock_initialized()) return MPITEV_ERR_NOT_INITIALIZED;
+    mpitev__slot *s = mpitev__slot_take();
+    if (!s) { mpitev__unlock(); return MPITEV_ERR_NO_MEM; }
+    s->type = t;
+    s->bound = t->mpitev__desc.bind != MPITEV_BIND_NO_OBJECT;
+    s->object = s->bound ? object : NULL;
+    s->buffered = mpitev__default_buffered(t);
+    s->in_set = 0;
+    s->zombie = 0;
+    atomic_store_explicit(&s->cbs, NULL, memory_order_relaxed);
+    rc = mpitev__apply_hints(s, info, ninfo, 1);
+    if (rc) {
+        mpitev__slot_release(s);
+        mpitev__unlock();
+        return rc;
+    }
+    uint32_t gen = atomic_load_explicit(&s->gen, memory_order_relaxed) + 1; /* odd: live */
+    atomic_store_explicit(&s->gen, gen, memory_order_release);
+    *reg = mpitev__mkreg(mpitev__handle_bits(s->index, gen));
+    mpitev__unlock();
+    return MPITEV_SUCCESS;
+}
+
+/* Common prologue: initialised, mutex taken, handle current. */
+static int mpitev__lock_slot(mpitev_reg reg, mpitev__slot **out) {
+    if (!mpitev__lock_initialized()) return MPITEV_ERR_NOT_INITIALIZED;
+    *out = mpitev__slot_of(reg);
+    if (!*out) { mpitev__unlock(); return MPITEV_ERR_INVALID_HANDLE; }
+    return MPITEV_SUCCESS;
+}
+
+MPITEV_API int mpitev_reg_set_info(mpitev_reg reg, const mpitev_kv *info, int ninfo) {
+    mpitev__slot *s;
+    int rc = mpitev__lock_slot(reg, &s);
+    if (rc) return rc;
+    rc = mpitev__kv_check(info, ninfo);
+    if (!rc) rc = mpitev__apply_hints(s, info, ninfo, 0);
+    mpitev__unlock();
+    return rc;
+}
+
+/* The visitor runs under the registry mutex: it must not call back into mpitev. */
+MPITEV_API int mpitev_reg_get_info(mpitev_reg reg, mpitev_kv_visit_fn visit, void *ctx) {
+    mpitev__slot *s;
+    int rc = mpitev__lock_slot(reg, &s);
+    if (rc) return rc;
+    if (!visit) rc = MPITEV_ERR_INVALID_ARG;
+    else mpitev__kv_visit(&s->info, visit, ctx);
+    mpitev__unlock();
+    return rc;
+}
+
+MPITEV_API int mpitev_reg_get_type(mpitev_reg reg, int *type_index) {
+    mpitev__slot *s;
+    int rc = mpitev__lock_slot(reg, &s);
+    if (rc) return rc;
+    if (!type_index) rc = MPITEV_ERR_INVALID_ARG;
+    else *type_index = s->type->mpitev__index;
+    mpitev__unlock();
+    return rc;
+}
+
+MPITEV_API int mpitev_reg_set_callback(mpitev_reg reg, int cb_safety, mpitev_event_cb fn, void *user_data,
+                                       mpitev_fnptr ext, const mpitev_kv *info, int ninfo) {
+    mpitev__slot *s;
+    int rc = mpitev__lock_slot(reg, &s);
+    if (rc) return rc;
+    if (!mpitev__valid_safety(cb_safety)) rc = MPITEV_ERR_INVALID_ARG;
+    if (!rc) rc = mpitev__kv_check(info, ninfo);
+    mpitev__cbset *c = rc ? NULL : mpitev__cbset_copy(s);
+    if (!rc && !c) rc = MPITEV_ERR_NO_MEM;
+    if (!rc) {
+        c->fn[cb_safety] = fn;
+        c->ud[cb_safety] = fn ? user_data : NULL;
+        c->ext[cb_safety] = fn ? ext : NULL;
+        /* Replacing (or removing) a callback replaces its hints too (16.3.8.4). */
+        mpitev__kv_clear(&s->cbinfo[cb_safety]);
+        for (int i = 0; fn && i < ninfo && !rc; i++) rc = mpitev__kv_put(&s->cbinfo[cb_safety], info[i].key, info[i].value);
+        if (rc) mpitev__free(c, sizeof *c, _Alignof(mpitev__cbset));
+        else rc = mpitev__cbset_publish(s, c);
+    }
+    mpitev__unlock();
+    return rc;
+}
+
+MPITEV_API int mpitev_reg_callback_set_info(mpitev_reg reg, int cb_safety, const mpitev_kv *info, int ninfo) {
+    mpitev__slot *s;
+    int rc = mpitev__lock_slot(reg, &s);
+    if (rc) return rc;
+    if (!mpitev__valid_safety(cb_safety)) rc = MPITEV_ERR_INVALID_ARG;
+    if (!rc) rc = mpitev__kv_check(info, ninfo);
+    for (int i = 0; !rc && i < ninfo; i++) rc = mpitev__kv_put(&s->cbinfo[cb_safety], info[i].key, info[i].value);
+    mpitev__unlock();
+    return rc;
+}
+
+MPITEV_API int mpitev_reg_callback_get_info(mpitev_reg reg, int cb_safety, mpitev_kv_visit_fn visit, void *ctx) {
+    mpitev__slot *s;
+    int rc = mpitev__lock_slot(reg, &s);
+    if (rc) return rc;
+    if (!mpitev__valid_safety(cb_safety) || !visit) rc = MPITEV_ERR_INVALID_ARG;
+    else mpitev__kv_visit(&s->cbinfo[cb_safety], visit, ctx);
+    mpitev__unlock();
+    return rc;
+}
+
+MPITEV_API int mpitev_reg_set_dropped_handler(mpitev_reg reg, mpitev_dropped_cb fn, mpitev_fnptr ext) {
+    mpitev__slot *s;
+    int rc = mpitev__lock_slot(reg, &s);
+    if (rc) return rc;
+    mpitev__cbset *c = mpitev__cbset_copy(s);
+    if (!c) rc = MPITEV_ERR_NO_MEM;
+    else {
+        c->dropped = fn;
+        c->dropped_ext = fn ? ext : NULL;
+        if (!fn) /* "no data loss is recorded or reported until a new handler is set" */
+            for (int i = 0; i < MPITEV_MAX_SOURCES; i++) atomic_store_explicit(&s->drops[i], 0, memory_order_relaxed);
+        rc = mpitev__cbset_publish(s, c);
+    }
+    mpitev__unlock();
+    return rc;
+}
+
+/* Completions collected under the mutex, run outside it. */
+static void mpitev__report_drops_at_free(mpitev__slot *s, int cb_safety);
+
+static void mpitev__run_completions(mpitev__retired *done, int cb_safety, int *nfree) {
+    while (done) {
+        mpitev__retired *r = done;
+        done = r->next;
+        if (r->kind == MPITEV__RETIRED_MEMORY) {
+            pthread_mutex_lock(&mpitev__S->lock);
+            mpitev__free(r, r->size, r->align);
+            pthread_mutex_unlock(&mpitev__S->lock);
+            continue;
+        }
+        mpitev__slot *s = (mpitev__slot *)r; /* retired is the slot's first member */
+        mpitev_reg h = mpitev__mkreg(mpitev__handle_bits(s->index, atomic_load_explicit(&s->gen, memory_order_relaxed) - 1));
+        mpitev__report_drops_at_free(s, cb_safety);
+        if (s->free_cb) s->free_cb(h, cb_safety, s->free_ud, s->free_ext);
+        if (nfree) (*nfree)++;
+        pthread_mutex_lock(&mpitev__S->lock);
+        mpitev__cbset *c = atomic_load_explicit(&s->cbs, memory_order_relaxed);
+        atomic_store_explicit(&s->cbs, NULL, memory_order_relaxed);
+        mpitev__free(c, sizeof *c, _Alignof(mpitev__cbset));
+        mpitev__slot_release(s);
+        pthread_mutex_unlock(&mpitev__S->lock);
+    }
+}
+
+/* Poll grace periods and run what is due, unless we are inside a delivery (then the
+ * caller's own raise is still in flight: work waits for the next progress call). */
+static int mpitev__progress_locked_then_unlock(int cb_safety) {
+    mpitev__retired *done = NULL;
+    int nfree = 0;
+    if (mpitev__tls_depth == 0 && !mpitev__S->reclaiming) {
+        mpitev__grace_poll(&done);
+        if (done) mpitev__S->reclaiming = 1;
+    }
+    mpitev__unlock();
+    if (done) {
+        mpitev__run_completions(done, cb_safety, &nfree);
+        pthread_mutex_lock(&mpitev__S->lock);
+        mpitev__S->reclaiming = 0;
+        pthread_mutex_unlock(&mpitev__S->lock);
+    }
+    return nfree;
+}
+
+MPITEV_API int mpitev_progress(int cb_safety) {
+    if (!mpitev__valid_safety(cb_safety)) return 0;
+    if (!mpitev__lock_initialized()) return 0;
+    return mpitev__progress_locked_then_unlock(cb_safety);
+}
+
+MPITEV_API int mpitev_reg_free(mpitev_reg reg, void *user_data, mpitev_free_cb free_cb, mpitev_fnptr ext) {
+    mpitev__slot *s;
+    int rc = mpitev__lock_slot(reg, &s);
+    if (rc) return rc;
+    /* Invalidate the handle first: from here on raises skip it (they re-check gen). */
+    atomic_store_explicit(&s->gen, atomic_load_explicit(&s->gen, memory_order_relaxed) + 1, memory_order_release);
+    if (s->in_set && mpitev__regset_update(s->type, NULL, s) != MPITEV_SUCCESS) s->zombie = 1;
+    s->free_cb = free_cb;
+    s->free_ud = user_data;
+    s->free_ext = free_cb ? ext : NULL;
+    mpitev__retire(&s->retired, MPITEV__RETIRED_REGISTRATION, 0, 0);
+    mpitev__progress_locked_then_unlock(MPITEV_CB_REQUIRE_NONE);
+    return MPITEV_SUCCESS;
+}
+
+/* ---- Lifecycle. ---- */
+MPITEV_API int mpitev_set_allocator(const mpitev_allocator *a) {
+    if (a && (!a->alloc || !a->free)) return MPITEV_ERR_INVALID_ARG;
+    pthread_mutex_lock(&mpitev__S->lock);
+    int rc = MPITEV_SUCCESS;
+    if (mpitev__S->refcount > 0) rc = MPITEV_ERR_NOT_SUPPORTED;
+    else if (a) { mpitev__S->alloc = *a; mpitev__S->alloc_set = 1; }
+    else mpitev__S->alloc_set = 0;
+    pthread_mutex_unlock(&mpitev__S->lock);
+    return rc;
+}
+
+MPITEV_API int mpitev_init(void) {
+    pthread_mutex_lock(&mpitev__S->lock);
+    if (mpitev__S->refcount++ == 0) {
+        if (!mpitev__S->alloc_set) {
+            mpitev__S->alloc.alloc = mpitev__default_alloc;
+            mpitev__S->alloc.free = mpitev__default_free;
+            mpitev__S->alloc.ctx = NULL;
+        }
+        mpitev__S->retired_head = NULL;
+        mpitev__S->retired_tail = &mpitev__S->retired_head;
+        mpitev__S->flip_outstanding = 0;
+        atomic_store_explicit(&mpitev__S->initialized, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&mpitev__S->lock);
+    return MPITEV_SUCCESS;
+}
+
+MPITEV_API int mpitev_initialized(void) { return mpitev__is_initialized(); }
+
+static void mpitev__buffers_finalize(int cb_safety);
+
+/* The last finalize: no raise, drain or registry call may run concurrently. Pending
+ * frees complete (their callbacks run at MPITEV_CB_REQUIRE_NONE), registrations still
+ * alive are dropped without callbacks, declared types and sources are forgotten. */
+MPITEV_API int mpitev_finalize(void) {
+    pthread_mutex_lock(&mpitev__S->lock);
+    if (mpitev__S->refcount == 0) { pthread_mutex_unlock(&mpitev__S->lock); return MPITEV_ERR_NOT_INITIALIZED; }
+    if (--mpitev__S->refcount > 0) { pthread_mutex_unlock(&mpitev__S->lock); return MPITEV_SUCCESS; }
+    mpitev__S->refcount = 1; /* keep the registry usable for the steps below */
+    pthread_mutex_unlock(&mpitev__S->lock);
+
+    mpitev__buffers_finalize(MPITEV_CB_REQUIRE_NONE);
+    /* Free what is still alive, then run every completion (nobody raises now). */
+    uint32_t nslots = atomic_load_explicit(&mpitev__S->nslots, memory_order_relaxed);
+    for (uint32_t i = 0; i < nslots; i++) {
+        mpitev__slot *s = &atomic_load_explicit(&mpitev__S->chunks[i / MPITEV__CHUNK_SLOTS], memory_order_relaxed)[i % MPITEV__CHUNK_SLOTS];
+        uint32_t gen = atomic_load_explicit(&s->gen, memory_order_relaxed);
+        if (gen & 1u) mpitev_reg_free(mpitev__mkreg(mpitev__handle_bits(s->index, gen)), NULL, NULL, NULL);
+    }
+    for (;;) {
+        pthread_mutex_lock(&mpitev__S->lock);
+        int busy = mpitev__S->retired_head != NULL || mpitev__S->reclaiming;
+        if (!busy) break;
+        mpitev__progress_locked_then_unlock(MPITEV_CB_REQUIRE_NONE);
+    }
+    /* Mutex held. Forget the catalog and give back the slot chunks. */
+    int nt = atomic_load_explicit(&mpitev__S->ntypes, memory_order_relaxed);
+    for (int i = 0; i < nt; i++) {
+        mpitev_type *t = atomic_load_explicit(&mpitev__S->types[i], memory_order_relaxed);
+        size_t bytes = sizeof(size_t) * (size_t)t->mpitev__desc.num_elements;
+        mpitev__free(t->mpitev__disp, bytes, _Alignof(size_t));
+        mpitev__free(t->mpitev__size, bytes, _Alignof(size_t));
+        t->mpitev__disp = t->mpitev__size = NULL;
+        t->mpitev__declared = 0;
+        atomic_store_explicit(&t->mpitev__regs, NULL, memory_order_relaxed);
+        atomic_store_explicit(&mpitev__S->types[i], NULL, memory_order_relaxed);
+    }
+    atomic_store_explicit(&mpitev__S->ntypes, 0, memory_order_relaxed);
+    int ns = atomic_load_explicit(&mpitev__S->nsources, memory_order_relaxed);
+    for (int i = 0; i < ns; i++) {
+        mpitev_source *s = atomic_load_explicit(&mpitev__S->sources[i], memory_order_relaxed);
+        s->mpitev__declared = 0;
+        atomic_store_explicit(&mpitev__S->sources[i], NULL, memory_order_relaxed);
+    }
+    atomic_store_explicit(&mpitev__S->nsources, 0, memory_order_relaxed);
+    for (uint32_t c = 0; c < nslots / MPITEV__CHUNK_SLOTS; c++) {
+        mpitev__slot *chunk = atomic_load_explicit(&mpitev__S->chunks[c], memory_order_relaxed);
+        mpitev__free(chunk, sizeof(mpitev__slot) * MPITEV__CHUNK_SLOTS, MPITEV_CACHE_LINE);
+        atomic_store_explicit(&mpitev__S->chunks[c], NULL, memory_order_relaxed);
+    }
+    atomic_store_explicit(&mpitev__S->nslots, 0, memory_order_relaxed);
+    mpitev__S->free_slots = NULL;
+    mpitev__S->refcount = 0;
+    atomic_store_explicit(&mpitev__S->initialized, 0, memory_order_release);
+    pthread_mutex_unlock(&mpitev__S->lock);
+    return MPITEV_SUCCESS;
+}

@@ -1,0 +1,65 @@
+/* mpitev detail: the objects an implementor allocates (event types, sources) and the
+ * instance a callback sees. Their fields are internal (mpitev__ prefix): use the API.
+ * They live in the implementor's storage (usually static) so that the raise fast path
+ * is one load from a link-time-constant address. ABI rule: fields are only appended. */
+#ifndef MPITEV__INSIDE
+#error "mpitev/detail/objects.h is internal: include <mpitev/mpitev.h> instead"
+#endif
+#ifndef MPITEV_DETAIL_OBJECTS_H
+#define MPITEV_DETAIL_OBJECTS_H
+
+#include <stdatomic.h>
+
+struct mpitev__regset;
+struct mpitev__srcbuf;
+
+/* An event type. Zero-initialised storage is a valid "not declared, nobody listens". */
+typedef struct mpitev_type {
+    /* The one word the raise fast path reads: the immutable set of registrations that
+     * have at least one callback, or NULL when nobody listens. Published with release by
+     * registry writers; the raise path re-reads it with acquire inside its grace section. */
+    _Atomic(struct mpitev__regset *) mpitev__regs;
+    int mpitev__declared;
+    int mpitev__index;
+    mpitev_type_desc mpitev__desc;   /* copy of the declaration */
+    size_t *mpitev__disp;            /* num_elements displacements */
+    size_t *mpitev__size;            /* num_elements element sizes */
+    size_t mpitev__extent;
+} mpitev_type;
+
+/* Per-source reader counters for grace periods, one per epoch parity (see impl_grace.h). */
+typedef struct mpitev__grace_counters {
+    _Atomic uint64_t inflight[2];
+} mpitev__grace_counters;
+
+/* An event source: an ordered control flow (or an unordered group of them) with a clock. */
+typedef struct mpitev_source {
+    int mpitev__declared;
+    int mpitev__index;
+    int mpitev__ordering;
+    int mpitev__buffered_default;
+    const char *mpitev__name;
+    const char *mpitev__desc;
+    mpitev_clock mpitev__clock;
+    struct mpitev__srcbuf *mpitev__buf;      /* buffered delivery; NULL until configured */
+    uint32_t mpitev__buf_capacity;
+    uint32_t mpitev__buf_record_size;
+    /* Raise-side state on its own cache line: written by the raising thread(s), read by
+     * the grace-period reclaimer. */
+    _Alignas(MPITEV_CACHE_LINE) mpitev__grace_counters mpitev__grace;
+    int64_t mpitev__last_ts;                 /* ordered sources: last timestamp given */
+    _Atomic int mpitev__drops_pending;       /* some registration has unreported drops here */
+    char mpitev__pad[MPITEV_CACHE_LINE];
+} mpitev_source;
+
+/* What a callback receives. Valid only during the callback it is passed to. */
+struct mpitev_instance {
+    uint32_t mpitev__magic;
+    int mpitev__source;
+    const mpitev_type *mpitev__type;
+    int64_t mpitev__timestamp;
+    const unsigned char *mpitev__payload;
+};
+#define MPITEV__INSTANCE_MAGIC 0x6d747631u /* "mtv1" */
+
+#endif /* MPITEV_DETAIL_OBJECTS_H */

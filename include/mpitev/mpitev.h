@@ -1,0 +1,89 @@
+/* mpitev.h - MPI_T events (MPI-4.1 section 16.3.8) for MPI implementors.
+ *
+ * Header-only C11. One public header: include this one and nothing under detail/.
+ *
+ * ============================== COMPILE-TIME OPTIONS ==============================
+ * Define these before including mpitev.h. The scope says in which translation units
+ * (TUs) the option must be set; "all TUs, same value" options change layouts or
+ * symbol names seen by every TU, so they must agree everywhere.
+ *
+ *   MPITEV_IMPLEMENTATION      [exactly one TU]   Instantiate the registry and the
+ *                              out-of-line functions (slow paths, queries, lifecycle) in
+ *                              this TU. Every other TU sees declarations and the
+ *                              static-inline raise fast path only.
+ *   MPITEV_API                 [all TUs, same value]  Storage class / visibility of the
+ *                              out-of-line functions and the registry. Default: extern
+ *                              with hidden visibility on ELF, so an MPI library that
+ *                              vendors mpitev does not export the core symbols; only the
+ *                              adapter's MPI_T_* entry points are exported.
+ *   MPITEV_MAX_SOURCES         [all TUs, same value]  Largest number of event sources
+ *                              (default 64). Each registration keeps one drop counter
+ *                              per source.
+ *   MPITEV_MAX_ELEMENTS        [all TUs, same value]  Largest number of elements in one
+ *                              event type (default 64).
+ *   MPITEV_MAX_DEPTH           [implementation TU] How deep deliveries may nest on one
+ *                              thread: a callback that raises an event is itself a
+ *                              delivery one level deeper. Default 2: a callback may
+ *                              raise, and that nested instance is delivered; a raise
+ *                              from a nested callback is dropped and counted.
+ *   MPITEV_CACHE_LINE          [all TUs, same value]  Cache line size used to separate
+ *                              producer and consumer counters (default 64).
+ *
+ * Runtime-replaceable: the allocator (mpitev_set_allocator) and each source's clock.
+ * ==================================================================================
+ *
+ * Quick use (the implementor's guide, docs/implementors-guide.md, has the whole story):
+ *
+ *   #define MPITEV_IMPLEMENTATION      // in exactly one .c file of the MPI library
+ *   #include <mpitev/mpitev.h>
+ *
+ *   struct msg_arrived { int32_t comm; int32_t src; int32_t tag; int64_t size; };
+ *   static const mpitev_element msg_arrived_elems[] = {
+ *       MPITEV_ELEMENT_OF(struct msg_arrived, comm, MPITEV_INT32),
+ *       MPITEV_ELEMENT_OF(struct msg_arrived, src, MPITEV_INT32),
+ *       MPITEV_ELEMENT_OF(struct msg_arrived, tag, MPITEV_INT32),
+ *       MPITEV_ELEMENT_OF(struct msg_arrived, size, MPITEV_INT64) };
+ *   static mpitev_type ev_msg_arrived;            // static storage: the raise is one load
+ *   static mpitev_source src_main;
+ *   ...
+ *   mpitev_init();
+ *   mpitev_source_declare(&src_main, &(mpitev_source_desc){ .name = "main", ... });
+ *   mpitev_type_declare(&ev_msg_arrived, &(mpitev_type_desc){ .name = "msg_arrived", ...,
+ *       .elements = msg_arrived_elems, .num_elements = 4,
+ *       .payload_size = sizeof(struct msg_arrived) });
+ *   ...
+ *   MPITEV_RAISE(&ev_msg_arrived, &src_main, comm_key, MPITEV_CB_REQUIRE_THREAD_SAFE,
+ *                &(struct msg_arrived){ comm->id, src, tag, size });
+ */
+#ifndef MPITEV_MPITEV_H
+#define MPITEV_MPITEV_H
+
+/* Version. CMake reads these three lines; keep their form. */
+#define MPITEV_VERSION_MAJOR 0
+#define MPITEV_VERSION_MINOR 1
+#define MPITEV_VERSION_PATCH 0
+#define MPITEV_VERSION (MPITEV_VERSION_MAJOR * 10000 + MPITEV_VERSION_MINOR * 100 + MPITEV_VERSION_PATCH)
+
+#define MPITEV__INSIDE 1
+#include "detail/config.h"
+#include "detail/types.h"
+#include "detail/objects.h"
+#include "detail/api.h"
+#include "detail/raise.h"
+#undef MPITEV__INSIDE
+
+#endif /* MPITEV_MPITEV_H */
+
+/* The implementation sits outside the include guard (stb style), so a TU may include
+ * mpitev.h for declarations first and define MPITEV_IMPLEMENTATION later. */
+#if defined(MPITEV_IMPLEMENTATION) && !defined(MPITEV__IMPLEMENTED)
+#define MPITEV__IMPLEMENTED 1
+#define MPITEV__INSIDE 1
+#include "detail/impl_common.h"
+#include "detail/impl_clock.h"
+#include "detail/impl_catalog.h"
+#include "detail/impl_grace.h"
+#include "detail/impl_registration.h"
+#include "detail/impl_deliver.h"
+#undef MPITEV__INSIDE
+#endif
