@@ -1,0 +1,26 @@
+#!/bin/sh
+# The whole test suite, as README says and CI runs it:
+#   1. a normal build: every test (core, buffers, adapter incl. MPICH, toy MPI, tools);
+#   2. AddressSanitizer + UndefinedBehaviorSanitizer build of the library's tests;
+#   3. ThreadSanitizer build of the library's tests (the stress tests are the point).
+# Installs missing prerequisites with apt-get first. Exits non-zero if any test fails.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+sh cmake/prereqs.sh gcc g++ make cmake pkg-config libcmocka-dev clang libclang-rt-14-dev \
+  libmpich-dev mpich libopen-trace-format2-dev otf2-tools valgrind
+jobs=${JOBS:-2}
+
+run_suite() { # name, extra cmake args...
+  name=$1; shift
+  echo "=== $name"
+  cmake -S . -B "build-$name" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  cmake --build "build-$name" -j"$jobs" >/dev/null
+  (cd "build-$name" && ctest -j"$jobs" --output-on-failure --timeout 600)
+}
+
+run_suite default
+run_suite asan -DMPITEV_SANITIZE=address,undefined -DMPITEV_BUILD_EXAMPLES=OFF -DMPITEV_BUILD_BENCH=OFF
+TSAN_OPTIONS="halt_on_error=1 ${TSAN_OPTIONS:-}" \
+  run_suite tsan -DMPITEV_SANITIZE=thread -DMPITEV_BUILD_EXAMPLES=OFF -DMPITEV_BUILD_BENCH=OFF
+echo "all test suites passed"
