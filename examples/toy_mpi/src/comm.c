@@ -1,0 +1,331 @@
+/* comm.c -- communicators: MPI_COMM_WORLD/MPI_COMM_SELF, dup, split, free,
+ * compare, names, predefined attributes.
+ *
+ * Context ids: every communicator owns a pair (2k, 2k+1); 2k carries user
+ * point-to-point traffic, 2k+1 the internal collective traffic, so the two
+ * can never match each other. A new pair is agreed on by an allreduce(BAND)
+ * of the bitmaps of free pairs over the parent communicator (MPICH style);
+ * the lowest pair free everywhere wins. */
+#include "toympi_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "events.h"
+
+#define CTX_PAIRS (TOYMPI_MAX_CONTEXTS / 2)
+#define CTX_WORDS (CTX_PAIRS / 64)
+
+static toympi_comm_t **comms; /* index -> comm; 0 = MPI_COMM_NULL */
+static int comms_cap;
+static uint64_t ctx_used[CTX_WORDS];
+
+static void ctx_mark(uint32_t ctx, int used)
+{
+    uint32_t pair = ctx / 2;
+    if (used)
+        ctx_used[pair / 64] |= (uint64_t)1 << (pair % 64);
+    else
+        ctx_used[pair / 64] &= ~((uint64_t)1 << (pair % 64));
+}
+
+toympi_comm_t *toympi_comm_get(MPI_Comm comm)
+{
+    if (TOYMPI_HANDLE_KIND(comm) != TOYMPI_KIND_COMM)
+        return NULL;
+    int i = TOYMPI_HANDLE_INDEX(comm);
+    if (i <= 0 || i >= comms_cap)
+        return NULL;
+    return comms[i];
+}
+
+MPI_Comm toympi_comm_handle(const toympi_comm_t *c)
+{
+    return (MPI_Comm)(TOYMPI_KIND_COMM | (unsigned)c->index);
+}
+
+toympi_comm_t *toympi_comm_by_context(uint32_t context_id)
+{
+    uint32_t base = context_id & ~1u;
+    for (int i = 1; i < comms_cap; i++)
+        if (comms[i] && comms[i]->context_id == base)
+            return comms[i];
+    return NULL;
+}
+
+static toympi_comm_t *comm_new(int fixed_index, uint32_t ctx, int rank, int size)
+{
+    int idx = fixed_index;
+    if (idx == 0) {
+        for (idx = 3; idx < comms_cap && comms[idx]; idx++)
+            ;
+    }
+    if (idx >= comms_cap) {
+        int ncap = comms_cap ? comms_cap * 2 : 16;
+        while (ncap <= idx)
+            ncap *= 2;
+        comms = toympi_realloc(comms, (size_t)ncap * sizeof *comms);
+        memset(comms + comms_cap, 0, (size_t)(ncap - comms_cap) * sizeof *comms);
+        comms_cap = ncap;
+    }
+    toympi_comm_t *c = toympi_calloc(1, sizeof *c);
+    c->index = idx;
+    c->context_id = ctx;
+    c->rank = rank;
+    c->size = size;
+    c->world_ranks = toympi_calloc((size_t)size, sizeof(int));
+    c->errhandler = MPI_ERRORS_ARE_FATAL;
+    comms[idx] = c;
+    ctx_mark(ctx, 1);
+    return c;
+}
+
+static void comm_delete(toympi_comm_t *c)
+{
+    toympi_ev_comm_free(c);
+    ctx_mark(c->context_id, 0);
+    toympi_errhandler_unref(c->errhandler);
+    comms[c->index] = NULL;
+    free(c->world_ranks);
+    free(c);
+}
+
+int toympi_comm_init_world(void)
+{
+    toympi_comm_t *w = comm_new(1, 0, toympi_g.world_rank, toympi_g.world_size);
+    for (int i = 0; i < w->size; i++)
+        w->world_ranks[i] = i;
+    strcpy(w->name, "MPI_COMM_WORLD");
+    toympi_comm_t *s = comm_new(2, 2, 0, 1);
+    s->world_ranks[0] = toympi_g.world_rank;
+    strcpy(s->name, "MPI_COMM_SELF");
+    toympi_ev_comm_create(w);
+    toympi_ev_comm_create(s);
+    return MPI_SUCCESS;
+}
+
+void toympi_comm_finalize(void)
+{
+    for (int i = 1; i < comms_cap; i++)
+        if (comms[i])
+            comm_delete(comms[i]);
+    free(comms);
+    comms = NULL;
+    comms_cap = 0;
+}
+
+/* collective over parent: agree on a fresh context id pair */
+static int alloc_context(const toympi_comm_t *parent, uint32_t *ctx)
+{
+    uint64_t mine[CTX_WORDS], common[CTX_WORDS];
+    for (int i = 0; i < CTX_WORDS; i++)
+        mine[i] = ~ctx_used[i];
+    int rc = toympi_allreduce_impl(parent, mine, common, CTX_WORDS, MPI_UINT64_T, MPI_BAND);
+    if (rc)
+        return rc;
+    for (int i = 0; i < CTX_WORDS; i++) {
+        if (common[i]) {
+            int bit = __builtin_ctzll(common[i]);
+            *ctx = (uint32_t)(i * 64 + bit) * 2;
+            return MPI_SUCCESS;
+        }
+    }
+    return MPI_ERR_INTERN;
+}
+
+#define CHECK_COMM(fn, comm, c)                                                            \
+    TOYMPI_CHECK_INIT(fn);                                                                 \
+    toympi_comm_t *c = toympi_comm_get(comm);                                              \
+    if (!c)                                                                                \
+        return toympi_err(comm, MPI_ERR_COMM, fn, "invalid communicator");
+
+int PMPI_Comm_size(MPI_Comm comm, int *size)
+{
+    CHECK_COMM("MPI_Comm_size", comm, c)
+    if (!size)
+        return toympi_err(comm, MPI_ERR_ARG, "MPI_Comm_size", "size is NULL");
+    *size = c->size;
+    return MPI_SUCCESS;
+}
+TOYMPI_WEAK(Comm_size)
+
+int PMPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    CHECK_COMM("MPI_Comm_rank", comm, c)
+    if (!rank)
+        return toympi_err(comm, MPI_ERR_ARG, "MPI_Comm_rank", "rank is NULL");
+    *rank = c->rank;
+    return MPI_SUCCESS;
+}
+TOYMPI_WEAK(Comm_rank)
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    CHECK_COMM("MPI_Comm_dup", comm, c)
+    if (!newcomm)
+        return toympi_err(comm, MPI_ERR_ARG, "MPI_Comm_dup", "newcomm is NULL");
+    uint32_t ctx;
+    int rc = alloc_context(c, &ctx);
+    if (rc)
+        return toympi_err(comm, rc, "MPI_Comm_dup", "no free context id");
+    toympi_comm_t *n = comm_new(0, ctx, c->rank, c->size);
+    memcpy(n->world_ranks, c->world_ranks, (size_t)c->size * sizeof(int));
+    n->errhandler = c->errhandler;
+    toympi_errhandler_ref(n->errhandler);
+    toympi_ev_comm_create(n);
+    *newcomm = toympi_comm_handle(n);
+    return MPI_SUCCESS;
+}
+TOYMPI_WEAK(Comm_dup)
+
+struct split_entry {
+    int color, key, rank;
+};
+
+static int split_cmp(const void *a, const void *b)
+{
+    const struct split_entry *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->rank - y->rank;
+}
+
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    CHECK_COMM("MPI_Comm_split", comm, c)
+    if (!newcomm)
+        return toympi_err(comm, MPI_ERR_ARG, "MPI_Comm_split", "newcomm is NULL");
+    if (color < 0 && color != MPI_UNDEFINED)
+        return toympi_err(comm, MPI_ERR_ARG, "MPI_Comm_split", "invalid color %d", color);
+    uint32_t ctx;
+    int rc = alloc_context(c, &ctx);
+    if (rc)
+        return toympi_err(comm, rc, "MPI_Comm_split", "no free context id");
+    int mine[2] = {color, key};
+    int *all = toympi_malloc((size_t)c->size * 2 * sizeof(int));
+    rc = toympi_allgather_impl(c, mine, all, sizeof mine);
+    if (rc) {
+        free(all);
+        return toympi_err(comm, rc, "MPI_Comm_split", "allgather failed");
+    }
+    if (color == MPI_UNDEFINED) {
+        free(all);
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    struct split_entry *e = toympi_malloc((size_t)c->size * sizeof *e);
+    int n = 0;
+    for (int i = 0; i < c->size; i++)
+        if (all[2 * i] == color)
+            e[n++] = (struct split_entry){all[2 * i], all[2 * i + 1], i};
+    qsort(e, (size_t)n, sizeof *e, split_cmp);
+    int myrank = 0;
+    for (int i = 0; i < n; i++)
+        if (e[i].rank == c->rank)
+            myrank = i;
+    toympi_comm_t *nc = comm_new(0, ctx, myrank, n);
+    for (int i = 0; i < n; i++)
+        nc->world_ranks[i] = c->world_ranks[e[i].rank];
+    nc->errhandler = c->errhandler;
+    toympi_errhandler_ref(nc->errhandler);
+    free(e);
+    free(all);
+    toympi_ev_comm_create(nc);
+    *newcomm = toympi_comm_handle(nc);
+    return MPI_SUCCESS;
+}
+TOYMPI_WEAK(Comm_split)
+
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+    TOYMPI_CHECK_INIT("MPI_Comm_free");
+    if (!comm)
+        return toympi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Comm_free", "comm is NULL");
+    toympi_comm_t *c = toympi_comm_get(*comm);
+    if (!c)
+        return toympi_err(*comm, MPI_ERR_COMM, "MPI_Comm_free", "invalid communicator");
+    if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
+        return toympi_err(*comm, MPI_ERR_COMM, "MPI_Comm_free",
+                          "cannot free a predefined communicator");
+    comm_delete(c);
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+TOYMPI_WEAK(Comm_free)
+
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+    TOYMPI_CHECK_INIT("MPI_Comm_compare");
+    toympi_comm_t *a = toympi_comm_get(comm1), *b = toympi_comm_get(comm2);
+    if (!a || !b)
+        return toympi_err(a ? comm2 : comm1, MPI_ERR_COMM, "MPI_Comm_compare",
+                          "invalid communicator");
+    if (!result)
+        return toympi_err(comm1, MPI_ERR_ARG, "MPI_Comm_compare", "result is NULL");
+    if (a == b) {
+        *result = MPI_IDENT;
+        return MPI_SUCCESS;
+    }
+    if (a->size != b->size) {
+        *result = MPI_UNEQUAL;
+        return MPI_SUCCESS;
+    }
+    int same_order = 1, same_set = 1;
+    for (int i = 0; i < a->size; i++) {
+        if (a->world_ranks[i] != b->world_ranks[i])
+            same_order = 0;
+        int found = 0;
+        for (int j = 0; j < b->size && !found; j++)
+            found = a->world_ranks[i] == b->world_ranks[j];
+        same_set &= found;
+    }
+    *result = same_order ? MPI_CONGRUENT : same_set ? MPI_SIMILAR : MPI_UNEQUAL;
+    return MPI_SUCCESS;
+}
+TOYMPI_WEAK(Comm_compare)
+
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
+{
+    CHECK_COMM("MPI_Comm_set_name", comm, c)
+    if (!comm_name)
+        return toympi_err(comm, MPI_ERR_ARG, "MPI_Comm_set_name", "name is NULL");
+    snprintf(c->name, sizeof c->name, "%s", comm_name);
+    return MPI_SUCCESS;
+}
+TOYMPI_WEAK(Comm_set_name)
+
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
+{
+    CHECK_COMM("MPI_Comm_get_name", comm, c)
+    if (!comm_name || !resultlen)
+        return toympi_err(comm, MPI_ERR_ARG, "MPI_Comm_get_name", "NULL argument");
+    strcpy(comm_name, c->name);
+    *resultlen = (int)strlen(c->name);
+    return MPI_SUCCESS;
+}
+TOYMPI_WEAK(Comm_get_name)
+
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+{
+    static int tag_ub = 0x7fffffff, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0;
+    CHECK_COMM("MPI_Comm_get_attr", comm, c)
+    (void)c;
+    if (!attribute_val || !flag)
+        return toympi_err(comm, MPI_ERR_ARG, "MPI_Comm_get_attr", "NULL argument");
+    int *val;
+    switch (comm_keyval) {
+    case MPI_TAG_UB: val = &tag_ub; break;
+    case MPI_HOST: val = &host; break;
+    case MPI_IO: val = &io; break;
+    case MPI_WTIME_IS_GLOBAL: val = &wtime_global; break;
+    default:
+        return toympi_err(comm, MPI_ERR_KEYVAL, "MPI_Comm_get_attr",
+                          "unknown key value %d (user attributes are not supported)",
+                          comm_keyval);
+    }
+    *(int **)attribute_val = val;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+TOYMPI_WEAK(Comm_get_attr)

@@ -1,0 +1,262 @@
+/* protocol.c -- eager / rendezvous protocol (see protocol.h) */
+#include "protocol.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "events.h"
+#include "matching.h"
+#include "transport.h"
+
+static toympi_posted_queue_t posted;
+static toympi_unexpected_queue_t unexpected;
+
+static uint64_t req_id(const toympi_request_t *r) { return (uint64_t)(uintptr_t)r; }
+static toympi_request_t *req_from_id(uint64_t id) { return (toympi_request_t *)(uintptr_t)id; }
+
+/* ------------------------------------------------------------- sending */
+void toympi_proto_start_send(toympi_request_t *r)
+{
+    if (!r->sync && r->bytes <= toympi_g.eager_limit) {
+        toympi_frame_t *f = toympi_frame_new(TOYMPI_PKT_EAGER);
+        f->hdr.context_id = r->context_id;
+        f->hdr.src = r->src;
+        f->hdr.tag = r->tag;
+        f->hdr.bytes = r->bytes;
+        if (r->bytes) {
+            f->owned = toympi_malloc(r->bytes);
+            memcpy(f->owned, r->sbuf, r->bytes);
+            f->payload = f->owned;
+            f->payload_len = r->bytes;
+        }
+        toympi_ev_transfer_begin(r, 1, 0);
+        /* buffered: the send buffer is free again, the request completes */
+        toympi_ev_transfer_end(r, 1, 0);
+        toympi_request_complete(r);
+        toympi_transport_send(r->peer_world, f);
+        return;
+    }
+    toympi_frame_t *f = toympi_frame_new(TOYMPI_PKT_RTS);
+    f->hdr.context_id = r->context_id;
+    f->hdr.src = r->src;
+    f->hdr.tag = r->tag;
+    f->hdr.bytes = r->bytes;
+    f->hdr.sreq = req_id(r);
+    toympi_ev_rendezvous(r->context_id, 0, r->peer_world);
+    toympi_transport_send(r->peer_world, f);
+}
+
+static void on_cts(toympi_conn_t *conn, const toympi_wire_hdr_t *h)
+{
+    toympi_request_t *s = req_from_id(h->sreq);
+    toympi_ev_rendezvous(s->context_id, 2, conn->peer);
+    toympi_frame_t *f = toympi_frame_new(TOYMPI_PKT_DATA);
+    f->hdr.context_id = s->context_id;
+    f->hdr.src = s->src;
+    f->hdr.tag = s->tag;
+    f->hdr.bytes = s->bytes;
+    f->hdr.sreq = h->sreq;
+    f->hdr.rreq = h->rreq;
+    f->payload = s->sbuf;
+    f->payload_len = s->bytes;
+    f->on_sent = s; /* completes the send request once written */
+    toympi_ev_transfer_begin(s, 1, 1);
+    toympi_transport_send(conn->peer, f);
+}
+
+/* ----------------------------------------------------------- receiving */
+static void set_recv_status(toympi_request_t *r, int src, int tag, size_t bytes)
+{
+    r->status.MPI_SOURCE = src;
+    r->status.MPI_TAG = tag;
+    r->status.toympi_cancelled = 0;
+    if (bytes > r->bytes) {
+        r->status.MPI_ERROR = MPI_ERR_TRUNCATE;
+        r->status.toympi_count = (MPI_Count)r->bytes;
+    } else {
+        r->status.MPI_ERROR = MPI_SUCCESS;
+        r->status.toympi_count = (MPI_Count)bytes;
+    }
+}
+
+static void send_cts(int peer_world, uint64_t sreq, toympi_request_t *r)
+{
+    toympi_frame_t *f = toympi_frame_new(TOYMPI_PKT_CTS);
+    f->hdr.context_id = r->context_id;
+    f->hdr.sreq = sreq;
+    f->hdr.rreq = req_id(r);
+    toympi_ev_rendezvous(r->context_id, 1, peer_world);
+    toympi_transport_send(peer_world, f);
+}
+
+static void recv_done(toympi_conn_t *conn, void *arg)
+{
+    (void)conn;
+    toympi_request_t *r = arg;
+    toympi_ev_transfer_end(r, 0, r->sync);
+    toympi_request_complete(r);
+}
+
+/* eager payload of an unexpected message finished arriving */
+static void unexpected_payload_done(toympi_conn_t *conn, void *arg)
+{
+    (void)conn;
+    toympi_unexpected_t *u = arg;
+    u->payload_ready = 1;
+    toympi_request_t *r = u->claimed;
+    if (r) { /* a receive matched it while the payload was in flight */
+        memcpy(r->buf, u->payload, (size_t)r->status.toympi_count);
+        free(u->payload);
+        free(u);
+        toympi_ev_transfer_end(r, 0, 0);
+        toympi_request_complete(r);
+    }
+}
+
+static void on_envelope(toympi_conn_t *conn, const toympi_wire_hdr_t *h)
+{
+    int eager = h->type == TOYMPI_PKT_EAGER;
+    size_t bytes = (size_t)h->bytes;
+    toympi_ev_message_arrived(h->context_id, h->src, h->tag, bytes);
+    toympi_ev_search_posted_begin(h->context_id, h->src, h->tag);
+    toympi_request_t *r = toympi_posted_match(&posted, h->context_id, h->src, h->tag);
+    toympi_ev_search_posted_end(h->context_id, h->src, h->tag, r != NULL);
+    if (r) {
+        toympi_ev_posted_remove(r);
+        set_recv_status(r, h->src, h->tag, bytes);
+        if (!eager) {
+            r->sync = 1; /* remember: this receive goes through rendezvous */
+            send_cts(conn->peer, h->sreq, r);
+            return;
+        }
+        toympi_ev_transfer_begin(r, 0, 0);
+        if (bytes == 0)
+            recv_done(conn, r);
+        else
+            toympi_transport_expect_payload(conn, r->buf, r->bytes, bytes, recv_done, r);
+        return;
+    }
+    toympi_unexpected_t *u = toympi_calloc(1, sizeof *u);
+    u->kind = eager ? TOYMPI_UX_EAGER : TOYMPI_UX_RTS;
+    u->context_id = h->context_id;
+    u->src = h->src;
+    u->tag = h->tag;
+    u->peer_world = conn->peer;
+    u->bytes = bytes;
+    u->sreq_id = h->sreq;
+    toympi_unexpected_append(&unexpected, u);
+    toympi_ev_unexpected_insert(u);
+    if (eager) {
+        if (bytes == 0) {
+            u->payload_ready = 1;
+        } else {
+            u->payload = toympi_malloc(bytes);
+            toympi_transport_expect_payload(conn, u->payload, bytes, bytes,
+                                            unexpected_payload_done, u);
+        }
+    }
+}
+
+static void on_data(toympi_conn_t *conn, const toympi_wire_hdr_t *h)
+{
+    toympi_request_t *r = req_from_id(h->rreq);
+    toympi_ev_transfer_begin(r, 0, 1);
+    if (h->bytes == 0)
+        recv_done(conn, r);
+    else
+        toympi_transport_expect_payload(conn, r->buf, r->bytes, (size_t)h->bytes, recv_done, r);
+}
+
+void toympi_proto_on_header(toympi_conn_t *conn, const toympi_wire_hdr_t *h)
+{
+    switch (h->type) {
+    case TOYMPI_PKT_EAGER:
+    case TOYMPI_PKT_RTS:
+        on_envelope(conn, h);
+        break;
+    case TOYMPI_PKT_CTS:
+        on_cts(conn, h);
+        break;
+    case TOYMPI_PKT_DATA:
+        on_data(conn, h);
+        break;
+    default:
+        toympi_fatal("corrupt frame (type %u) from rank %d", h->type, conn->peer);
+    }
+}
+
+void toympi_proto_start_recv(toympi_request_t *r)
+{
+    toympi_ev_search_unexpected_begin(r);
+    toympi_unexpected_t *u =
+        toympi_unexpected_match(&unexpected, r->context_id, r->src, r->tag, 1);
+    toympi_ev_search_unexpected_end(r, u != NULL);
+    if (!u) {
+        toympi_posted_append(&posted, r);
+        toympi_ev_posted_insert(r);
+        return;
+    }
+    toympi_ev_unexpected_remove(u);
+    set_recv_status(r, u->src, u->tag, u->bytes);
+    if (u->kind == TOYMPI_UX_RTS) {
+        r->sync = 1;
+        send_cts(u->peer_world, u->sreq_id, r);
+        free(u);
+        return;
+    }
+    if (!u->payload_ready) {
+        u->claimed = r; /* unexpected_payload_done finishes the job */
+        return;
+    }
+    toympi_ev_transfer_begin(r, 0, 0);
+    if (r->status.toympi_count)
+        memcpy(r->buf, u->payload, (size_t)r->status.toympi_count);
+    free(u->payload);
+    free(u);
+    toympi_ev_transfer_end(r, 0, 0);
+    toympi_request_complete(r);
+}
+
+int toympi_proto_cancel_recv(toympi_request_t *r)
+{
+    if (!toympi_posted_remove(&posted, r))
+        return 0;
+    toympi_ev_posted_remove(r);
+    r->status.toympi_cancelled = 1;
+    r->status.MPI_SOURCE = MPI_ANY_SOURCE;
+    r->status.MPI_TAG = MPI_ANY_TAG;
+    r->status.MPI_ERROR = MPI_SUCCESS;
+    r->status.toympi_count = 0;
+    toympi_request_complete(r);
+    return 1;
+}
+
+int toympi_proto_probe(uint32_t ctx, int src, int tag, MPI_Status *st)
+{
+    toympi_unexpected_t *u = toympi_unexpected_match(&unexpected, ctx, src, tag, 0);
+    if (!u)
+        return 0;
+    st->MPI_SOURCE = u->src;
+    st->MPI_TAG = u->tag;
+    st->MPI_ERROR = MPI_SUCCESS;
+    st->toympi_cancelled = 0;
+    st->toympi_count = (MPI_Count)u->bytes;
+    return 1;
+}
+
+void toympi_proto_finalize(void)
+{
+    /* messages nobody received: drop them */
+    toympi_unexpected_t *u;
+    while ((u = unexpected.head) != NULL) {
+        unexpected.head = u->next;
+        if (u->payload_ready || u->kind == TOYMPI_UX_RTS) {
+            free(u->payload);
+            free(u);
+        }
+    }
+    unexpected.tail = NULL;
+    unexpected.length = 0;
+    posted.head = posted.tail = NULL;
+    posted.length = 0;
+}

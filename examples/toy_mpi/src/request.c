@@ -1,0 +1,342 @@
+/* request.c -- request objects and the completion family (Wait, Test,
+ * Waitall, Waitany, Testall), Cancel, Request_free, Get_count. */
+#include "toympi_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "events.h"
+#include "progress.h"
+#include "protocol.h"
+
+static toympi_request_t **table; /* handle index -> request (0 unused) */
+static int table_cap;
+static int table_hint = 1;
+
+void toympi_status_set_empty(MPI_Status *st)
+{
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = MPI_SUCCESS;
+    st->toympi_cancelled = 0;
+    st->toympi_count = 0;
+}
+
+toympi_request_t *toympi_request_new(toympi_req_kind_t kind)
+{
+    toympi_request_t *r = toympi_calloc(1, sizeof *r);
+    r->kind = kind;
+    toympi_status_set_empty(&r->status);
+    return r;
+}
+
+static int take_slot(toympi_request_t *r, int i, MPI_Request *handle)
+{
+    table[i] = r;
+    r->handle = i;
+    table_hint = i + 1;
+    *handle = (MPI_Request)(TOYMPI_KIND_REQUEST | (unsigned)i);
+    return MPI_SUCCESS;
+}
+
+int toympi_request_publish(toympi_request_t *r, MPI_Request *handle)
+{
+    for (;;) {
+        for (int i = table_hint; i < table_cap; i++)
+            if (!table[i])
+                return take_slot(r, i, handle);
+        for (int i = 1; i < table_hint && i < table_cap; i++)
+            if (!table[i])
+                return take_slot(r, i, handle);
+        int ncap = table_cap ? table_cap * 2 : 64;
+        if (ncap > 0x00ffffff)
+            return MPI_ERR_NO_MEM;
+        table = toympi_realloc(table, (size_t)ncap * sizeof *table);
+        memset(table + table_cap, 0, (size_t)(ncap - table_cap) * sizeof *table);
+        table_hint = table_cap ? table_cap : 1;
+        table_cap = ncap;
+    }
+}
+
+toympi_request_t *toympi_request_lookup(MPI_Request h)
+{
+    if (TOYMPI_HANDLE_KIND(h) != TOYMPI_KIND_REQUEST)
+        return NULL;
+    int i = TOYMPI_HANDLE_INDEX(h);
+    if (i <= 0 || i >= table_cap)
+        return NULL;
+    return table[i];
+}
+
+void toympi_request_release(toympi_request_t *r)
+{
+    if (r->handle > 0 && r->handle < table_cap && table[r->handle] == r) {
+        table[r->handle] = NULL;
+        if (r->handle < table_hint)
+            table_hint = r->handle;
+    }
+    free(r);
+}
+
+void toympi_request_complete(toympi_request_t *r)
+{
+    r->complete = 1;
+    if (r->user_freed) {
+        toympi_ev_request_free(r);
+        toympi_request_release(r);
+    }
+}
+
+void toympi_request_wait(toympi_request_t *r)
+{
+    while (!r->complete)
+        toympi_progress(1);
+}
+
+void toympi_request_finalize(void)
+{
+    free(table);
+    table = NULL;
+    table_cap = 0;
+    table_hint = 1;
+}
+
+/* finish a completed request: copy status, free it, null the handle */
+static int finish(MPI_Request *h, toympi_request_t *r, MPI_Status *status)
+{
+    int err = r->status.MPI_ERROR;
+    if (status != MPI_STATUS_IGNORE)
+        *status = r->status;
+    toympi_ev_request_free(r);
+    toympi_request_release(r);
+    *h = MPI_REQUEST_NULL;
+    return err;
+}
+
+#define LOOKUP(fn, h, r)                                                                   \
+    toympi_request_t *r = toympi_request_lookup(h);                                        \
+    if (!r)                                                                                \
+        return toympi_err(MPI_COMM_NULL, MPI_ERR_REQUEST, fn, "invalid request handle");
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    TOYMPI_CHECK_INIT("MPI_Wait");
+    if (!request || !status)
+        return toympi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Wait", "NULL argument");
+    if (*request == MPI_REQUEST_NULL) {
+        if (status != MPI_STATUS_IGNORE)
+            toympi_status_set_empty(status);
+        return MPI_SUCCESS;
+    }
+    LOOKUP("MPI_Wait", *request, r)
+    toympi_request_wait(r);
+    MPI_Comm comm = r->comm;
+    int err = finish(request, r, status);
+    if (err != MPI_SUCCESS)
+        return toympi_err(comm, err, "MPI_Wait", "request completed with an error");
+    return MPI_SUCCESS;
+}
+TOYMPI_WEAK(Wait)
+
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    TOYMPI_CHECK_INIT("MPI_Test");
+    if (!request || !flag || !status)
+        return toympi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Test", "NULL argument");
+    if (*request == MPI_REQUEST_NULL) {
+        *flag = 1;
+        if (status != MPI_STATUS_IGNORE)
+            toympi_status_set_empty(status);
+        return MPI_SUCCESS;
+    }
+    LOOKUP("MPI_Test", *request, r)
+    if (!r->complete)
+        toympi_progress(0);
+    *flag = r->complete;
+    if (!r->complete)
+        return MPI_SUCCESS;
+    MPI_Comm comm = r->comm;
+    int err = finish(request, r, status);
+    if (err != MPI_SUCCESS)
+        return toympi_err(comm, err, "MPI_Test", "request completed with an error");
+    return MPI_SUCCESS;
+}
+TOYMPI_WEAK(Test)
+
+static int check_array(const char *fn, int count, MPI_Request reqs[], const void *statuses)
+{
+    if (count < 0)
+        return toympi_err(MPI_COMM_NULL, MPI_ERR_COUNT, fn, "negative count");
+    if (count > 0 && (!reqs || !statuses))
+        return toympi_err(MPI_COMM_NULL, MPI_ERR_ARG, fn, "NULL argument");
+    for (int i = 0; i < count; i++)
+        if (reqs[i] != MPI_REQUEST_NULL && !toympi_request_lookup(reqs[i]))
+            return toympi_err(MPI_COMM_NULL, MPI_ERR_REQUEST, fn,
+                              "invalid request handle at index %d", i);
+    return MPI_SUCCESS;
+}
+
+/* complete all (already finished) requests of an array */
+static int finish_all(const char *fn, int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+    int any_err = 0;
+    MPI_Comm err_comm = MPI_COMM_NULL;
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+        if (reqs[i] == MPI_REQUEST_NULL) {
+            if (st != MPI_STATUS_IGNORE)
+                toympi_status_set_empty(st);
+            continue;
+        }
+        toympi_request_t *r = toympi_request_lookup(reqs[i]);
+        MPI_Comm comm = r->comm;
+        if (finish(&reqs[i], r, st) != MPI_SUCCESS && !any_err) {
+            any_err = 1;
+            err_comm = comm;
+        }
+    }
+    if (any_err)
+        return toympi_err(err_comm, MPI_ERR_IN_STATUS, fn, "a request completed with an error");
+    return MPI_SUCCESS;
+}
+
+int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+{
+    TOYMPI_CHECK_INIT("MPI_Waitall");
+    int rc = check_array("MPI_Waitall", count, array_of_requests, array_of_statuses);
+    if (rc)
+        return rc;
+    for (int i = 0; i < count; i++)
+        if (array_of_requests[i] != MPI_REQUEST_NULL)
+            toympi_request_wait(toympi_request_lookup(array_of_requests[i]));
+    return finish_all("MPI_Waitall", count, array_of_requests, array_of_statuses);
+}
+TOYMPI_WEAK(Waitall)
+
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
+                 MPI_Status array_of_statuses[])
+{
+    TOYMPI_CHECK_INIT("MPI_Testall");
+    int rc = check_array("MPI_Testall", count, array_of_requests, array_of_statuses);
+    if (rc)
+        return rc;
+    if (!flag)
+        return toympi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Testall", "flag is NULL");
+    toympi_progress(0);
+    *flag = 1;
+    for (int i = 0; i < count; i++)
+        if (array_of_requests[i] != MPI_REQUEST_NULL &&
+            !toympi_request_lookup(array_of_requests[i])->complete)
+            *flag = 0;
+    if (!*flag)
+        return MPI_SUCCESS;
+    return finish_all("MPI_Testall", count, array_of_requests, array_of_statuses);
+}
+TOYMPI_WEAK(Testall)
+
+int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
+{
+    TOYMPI_CHECK_INIT("MPI_Waitany");
+    int rc = check_array("MPI_Waitany", count, array_of_requests, status);
+    if (rc)
+        return rc;
+    if (!index || !status)
+        return toympi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Waitany", "NULL argument");
+    for (;;) {
+        int active = 0;
+        for (int i = 0; i < count; i++) {
+            if (array_of_requests[i] == MPI_REQUEST_NULL)
+                continue;
+            active = 1;
+            toympi_request_t *r = toympi_request_lookup(array_of_requests[i]);
+            if (r->complete) {
+                MPI_Comm comm = r->comm;
+                *index = i;
+                int err = finish(&array_of_requests[i], r, status);
+                if (err)
+                    return toympi_err(comm, err, "MPI_Waitany", "request completed with an error");
+                return MPI_SUCCESS;
+            }
+        }
+        if (!active) {
+            *index = MPI_UNDEFINED;
+            if (status != MPI_STATUS_IGNORE)
+                toympi_status_set_empty(status);
+            return MPI_SUCCESS;
+        }
+        toympi_progress(1);
+    }
+}
+TOYMPI_WEAK(Waitany)
+
+int PMPI_Cancel(MPI_Request *request)
+{
+    TOYMPI_CHECK_INIT("MPI_Cancel");
+    if (!request)
+        return toympi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Cancel", "NULL argument");
+    LOOKUP("MPI_Cancel", *request, r)
+    int cancelled = 0;
+    if (r->kind == TOYMPI_REQ_RECV && !r->complete)
+        cancelled = toympi_proto_cancel_recv(r);
+    /* sends are never cancelled (allowed: the cancel "fails" and the send
+     * completes normally; MPI_Test_cancelled reports false) */
+    toympi_ev_cancel(r, cancelled);
+    return MPI_SUCCESS;
+}
+TOYMPI_WEAK(Cancel)
+
+int PMPI_Request_free(MPI_Request *request)
+{
+    TOYMPI_CHECK_INIT("MPI_Request_free");
+    if (!request)
+        return toympi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Request_free", "NULL argument");
+    LOOKUP("MPI_Request_free", *request, r)
+    if (r->complete) {
+        toympi_ev_request_free(r);
+        toympi_request_release(r);
+    } else {
+        /* still active: detach the handle, release on completion */
+        table[r->handle] = NULL;
+        r->handle = 0;
+        r->user_freed = 1;
+    }
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+TOYMPI_WEAK(Request_free)
+
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    if (!status || status == MPI_STATUS_IGNORE || !flag)
+        return toympi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Test_cancelled", "NULL argument");
+    *flag = status->toympi_cancelled;
+    return MPI_SUCCESS;
+}
+TOYMPI_WEAK(Test_cancelled)
+
+static int get_count(const char *fn, const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    if (!status || status == MPI_STATUS_IGNORE || !count)
+        return toympi_err(MPI_COMM_NULL, MPI_ERR_ARG, fn, "NULL argument");
+    const toympi_datatype_t *t = toympi_datatype_get(datatype);
+    if (!t)
+        return toympi_err(MPI_COMM_NULL, MPI_ERR_TYPE, fn, "invalid datatype");
+    MPI_Count bytes = status->toympi_count;
+    if (bytes % (MPI_Count)t->size != 0 || bytes / (MPI_Count)t->size > 0x7fffffff)
+        *count = MPI_UNDEFINED;
+    else
+        *count = (int)(bytes / (MPI_Count)t->size);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    return get_count("MPI_Get_count", status, datatype, count);
+}
+TOYMPI_WEAK(Get_count)
+
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    return get_count("MPI_Get_elements", status, datatype, count);
+}
+TOYMPI_WEAK(Get_elements)

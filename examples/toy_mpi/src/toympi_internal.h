@@ -1,0 +1,201 @@
+/*
+ * toympi_internal.h -- shared internal declarations of toy_mpi.
+ *
+ * Module map (one responsibility per file):
+ *   init.c       MPI_Init/Finalize/Abort, Wtime, version, global state
+ *   errhandler.c error classes, strings, error handlers, argument checks
+ *   comm.c       communicator table, context ids, dup/split/free
+ *   datatype.c   predefined datatypes
+ *   op.c         reduction operators
+ *   info.c       MPI_Info objects
+ *   request.c    request objects, Wait/Test family, Cancel, Get_count
+ *   matching.c   posted-receive and unexpected-message queues (pure data
+ *                structures, no I/O; unit tested with cmocka)
+ *   transport.c  Unix-domain socket connections, framing, send queues
+ *   protocol.c   eager and rendezvous (RTS/CTS/DATA) protocol handlers
+ *   progress.c   the progress engine (poll loop) driven by every
+ *                blocking/testing call
+ *   pt2pt.c      MPI_Send/Recv/Isend/Irecv/Probe/... entry points
+ *   coll.c       collectives on top of internal point-to-point
+ *   mpit.c       MPI_T_init_thread / MPI_T_finalize
+ *   events.h     no-op hooks where MPI_T events will be raised (phase 2)
+ */
+#ifndef TOYMPI_INTERNAL_H
+#define TOYMPI_INTERNAL_H
+
+#define TOYMPI_BUILDING 1
+#include "mpi.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TOYMPI_HIDDEN __attribute__((visibility("hidden")))
+
+/* Defines PMPI_name strongly and MPI_name as weak alias. */
+#define TOYMPI_WEAK(name) _Pragma(TOYMPI_STR(weak MPI_##name = PMPI_##name))
+#define TOYMPI_STR(x) #x
+
+/* ------------------------------------------------------------ handles */
+#define TOYMPI_HANDLE_KIND(h) ((unsigned)(h) & 0xff000000u)
+#define TOYMPI_HANDLE_INDEX(h) ((int)((unsigned)(h) & 0x00ffffffu))
+#define TOYMPI_KIND_COMM 0x44000000u
+#define TOYMPI_KIND_DATATYPE 0x4c000000u
+#define TOYMPI_KIND_OP 0x58000000u
+#define TOYMPI_KIND_ERRHANDLER 0x54000000u
+#define TOYMPI_KIND_INFO 0x1c000000u
+#define TOYMPI_KIND_REQUEST 0x2c000000u
+
+/* ------------------------------------------------------------- global */
+typedef struct toympi_global {
+    int initialized; /* MPI_Init done */
+    int finalized;   /* MPI_Finalize done */
+    int finalizing;  /* inside MPI_Finalize: peer EOF is expected */
+    int world_rank;
+    int world_size;
+    int thread_level;
+    size_t eager_limit; /* bytes; larger messages use rendezvous */
+    double wtime_base;
+} toympi_global_t;
+
+extern toympi_global_t toympi_g TOYMPI_HIDDEN;
+
+/* Aborts the whole job (used by MPI_Abort and MPI_ERRORS_ARE_FATAL). */
+_Noreturn void toympi_abort_job(int errorcode, const char *why) TOYMPI_HIDDEN;
+/* Fatal internal error (transport failure, out of memory, ...). */
+_Noreturn void toympi_fatal(const char *fmt, ...) TOYMPI_HIDDEN
+    __attribute__((format(printf, 1, 2)));
+
+void *toympi_malloc(size_t n) TOYMPI_HIDDEN;
+void *toympi_calloc(size_t n, size_t m) TOYMPI_HIDDEN;
+void *toympi_realloc(void *p, size_t n) TOYMPI_HIDDEN;
+
+/* ------------------------------------------------------ communicators */
+typedef struct toympi_comm {
+    int index; /* handle = TOYMPI_KIND_COMM | index */
+    uint32_t context_id; /* point-to-point context; context_id+1 = collectives */
+    int rank;
+    int size;
+    int *world_ranks; /* comm rank -> world rank */
+    MPI_Errhandler errhandler;
+    char name[MPI_MAX_OBJECT_NAME];
+    uint32_t coll_seq; /* collective sequence number (debug aid) */
+} toympi_comm_t;
+
+#define TOYMPI_CTX_COLL_OFFSET 1u
+#define TOYMPI_MAX_CONTEXTS 4096 /* context ids, allocated in pairs */
+
+int toympi_comm_init_world(void) TOYMPI_HIDDEN;
+void toympi_comm_finalize(void) TOYMPI_HIDDEN;
+/* NULL if the handle is not a live communicator. */
+toympi_comm_t *toympi_comm_get(MPI_Comm comm) TOYMPI_HIDDEN;
+MPI_Comm toympi_comm_handle(const toympi_comm_t *c) TOYMPI_HIDDEN;
+/* communicator owning a (point-to-point or collective) context id */
+toympi_comm_t *toympi_comm_by_context(uint32_t context_id) TOYMPI_HIDDEN;
+
+/* ---------------------------------------------------- errors/handlers */
+/* Raise error `code` on communicator `comm` (MPI_COMM_NULL: on
+ * MPI_COMM_SELF). Returns `code` when the handler returns. */
+int toympi_err(MPI_Comm comm, int code, const char *func, const char *fmt, ...) TOYMPI_HIDDEN
+    __attribute__((format(printf, 4, 5)));
+int toympi_errhandler_valid(MPI_Errhandler eh) TOYMPI_HIDDEN;
+void toympi_errhandler_ref(MPI_Errhandler eh) TOYMPI_HIDDEN;
+void toympi_errhandler_unref(MPI_Errhandler eh) TOYMPI_HIDDEN;
+
+/* Common argument checks; each expands to a return on failure. */
+#define TOYMPI_CHECK_INIT(func)                                                        \
+    do {                                                                               \
+        if (!toympi_g.initialized || toympi_g.finalized)                               \
+            toympi_not_initialized(func);                                              \
+    } while (0)
+_Noreturn void toympi_not_initialized(const char *func) TOYMPI_HIDDEN;
+
+/* ------------------------------------------------------------ datatypes */
+typedef enum toympi_kind {
+    TK_NONE = 0,
+    TK_CHAR, /* text characters: no arithmetic */
+    TK_I8, TK_I16, TK_I32, TK_I64,
+    TK_U8, TK_U16, TK_U32, TK_U64,
+    TK_FLOAT, TK_DOUBLE, TK_LDOUBLE,
+    TK_BOOL,
+    TK_BYTE,
+    TK_PACKED,
+    TK_FLOAT_INT, TK_DOUBLE_INT, TK_LONG_INT, TK_2INT, TK_SHORT_INT, TK_LDOUBLE_INT
+} toympi_kind_t;
+
+typedef struct toympi_datatype {
+    const char *name;
+    size_t size;
+    toympi_kind_t kind;
+} toympi_datatype_t;
+
+/* NULL for invalid or null datatypes */
+const toympi_datatype_t *toympi_datatype_get(MPI_Datatype dt) TOYMPI_HIDDEN;
+
+/* -------------------------------------------------------------- ops */
+/* Applies inout[i] = in[i] op inout[i]. Returns MPI_SUCCESS or MPI_ERR_OP. */
+int toympi_op_check(MPI_Op op, MPI_Datatype dt) TOYMPI_HIDDEN;
+void toympi_op_apply(MPI_Op op, MPI_Datatype dt, const void *in, void *inout, int count)
+    TOYMPI_HIDDEN;
+int toympi_op_commutative(MPI_Op op) TOYMPI_HIDDEN;
+
+/* -------------------------------------------------------------- info */
+void toympi_info_finalize(void) TOYMPI_HIDDEN;
+
+/* -------------------------------------------------------------- requests */
+typedef enum { TOYMPI_REQ_SEND = 1, TOYMPI_REQ_RECV = 2 } toympi_req_kind_t;
+
+typedef struct toympi_request {
+    toympi_req_kind_t kind;
+    int complete;      /* operation finished; status valid */
+    int handle;        /* user handle index, 0 if internal */
+    int user_freed;    /* MPI_Request_free while active: release on completion */
+    MPI_Comm comm;     /* for error reporting */
+    uint32_t context_id;
+    int peer_world;    /* send: destination world rank */
+    /* matching envelope (receive: pattern; send: actual) */
+    int src; /* comm rank or MPI_ANY_SOURCE (recv); own comm rank (send) */
+    int tag;
+    /* buffers */
+    void *buf;        /* recv: destination */
+    const void *sbuf; /* send: source */
+    size_t bytes;     /* send: message size; recv: capacity */
+    int sync;         /* send: synchronous (always rendezvous) */
+    MPI_Status status;
+    struct toympi_request *next_posted; /* link in the posted queue */
+} toympi_request_t;
+
+toympi_request_t *toympi_request_new(toympi_req_kind_t kind) TOYMPI_HIDDEN;
+/* allocate a user handle for an internal request */
+int toympi_request_publish(toympi_request_t *r, MPI_Request *handle) TOYMPI_HIDDEN;
+toympi_request_t *toympi_request_lookup(MPI_Request handle) TOYMPI_HIDDEN;
+void toympi_request_release(toympi_request_t *r) TOYMPI_HIDDEN;
+void toympi_request_complete(toympi_request_t *r) TOYMPI_HIDDEN;
+/* block until r is complete (drives progress) */
+void toympi_request_wait(toympi_request_t *r) TOYMPI_HIDDEN;
+void toympi_request_finalize(void) TOYMPI_HIDDEN;
+void toympi_status_set_empty(MPI_Status *st) TOYMPI_HIDDEN;
+
+/* ---------------------------------------------------- internal pt2pt */
+/* Start a send / receive on an explicit context (used by MPI_ entry
+ * points and by collectives, which pass context_id+1). dest/src are comm
+ * ranks. Arguments are assumed valid. */
+toympi_request_t *toympi_isend(const toympi_comm_t *c, uint32_t ctx, const void *buf,
+                               size_t bytes, int dest, int tag, int sync) TOYMPI_HIDDEN;
+toympi_request_t *toympi_irecv(const toympi_comm_t *c, uint32_t ctx, void *buf, size_t bytes,
+                               int src, int tag) TOYMPI_HIDDEN;
+/* blocking helpers for collectives (errors are internal failures) */
+int toympi_coll_send(const toympi_comm_t *c, const void *buf, size_t bytes, int dest, int tag)
+    TOYMPI_HIDDEN;
+int toympi_coll_recv(const toympi_comm_t *c, void *buf, size_t bytes, int src, int tag)
+    TOYMPI_HIDDEN;
+int toympi_coll_sendrecv(const toympi_comm_t *c, const void *sbuf, size_t sbytes, int dest,
+                         void *rbuf, size_t rbytes, int src, int tag) TOYMPI_HIDDEN;
+/* internal collectives used by comm management (on the collective ctx) */
+int toympi_barrier_impl(const toympi_comm_t *c) TOYMPI_HIDDEN;
+int toympi_allreduce_impl(const toympi_comm_t *c, const void *sbuf, void *rbuf, int count,
+                          MPI_Datatype dt, MPI_Op op) TOYMPI_HIDDEN;
+int toympi_allgather_impl(const toympi_comm_t *c, const void *sbuf, void *rbuf, size_t bytes)
+    TOYMPI_HIDDEN;
+
+#endif /* TOYMPI_INTERNAL_H */

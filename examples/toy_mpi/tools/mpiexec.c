@@ -1,0 +1,259 @@
+/* mpiexec -- launcher for toy_mpi jobs on the local machine.
+ *
+ *   mpiexec -n N [--timeout SECONDS] [--] program [args...]
+ *
+ * Creates one Unix-domain socketpair per pair of ranks, forks N processes
+ * and tells each its rank, the job size and its socket descriptors through
+ * the environment (TOYMPI_RANK, TOYMPI_SIZE, TOYMPI_FDS). Exits 0 when all
+ * ranks exit 0. When a rank exits non-zero or dies from a signal, mpiexec
+ * prints which rank failed, kills the remaining ranks and exits non-zero
+ * (the rank's exit status, or 128+signal). --timeout (or MPIEXEC_TIMEOUT)
+ * kills a job that runs longer than SECONDS and exits 124; without either
+ * there is no time limit. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t got_alarm, got_term;
+static pid_t *pids;
+static int nranks;
+
+static void on_alarm(int s) { (void)s; got_alarm = 1; }
+static void on_term(int s) { got_term = s; }
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: mpiexec -n N [--timeout SECONDS] [--] program [args...]\n");
+    exit(2);
+}
+
+static void kill_all(int sig)
+{
+    for (int i = 0; i < nranks; i++)
+        if (pids[i] > 0)
+            kill(pids[i], sig);
+}
+
+static int rank_of(pid_t pid)
+{
+    for (int i = 0; i < nranks; i++)
+        if (pids[i] == pid)
+            return i;
+    return -1;
+}
+
+/* reap all remaining ranks: SIGTERM, then SIGKILL after a grace period */
+static void shutdown_job(void)
+{
+    kill_all(SIGTERM);
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    int killed = 0;
+    for (;;) {
+        int left = 0;
+        for (int i = 0; i < nranks; i++) {
+            if (pids[i] <= 0)
+                continue;
+            if (waitpid(pids[i], NULL, WNOHANG) == pids[i])
+                pids[i] = 0;
+            else
+                left++;
+        }
+        if (!left)
+            return;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (!killed && now.tv_sec - start.tv_sec >= 2) {
+            kill_all(SIGKILL);
+            killed = 1;
+        }
+        usleep(10000);
+    }
+}
+
+static long parse_num(const char *s, const char *what)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < 0) {
+        fprintf(stderr, "mpiexec: invalid %s '%s'\n", what, s);
+        exit(2);
+    }
+    return v;
+}
+
+int main(int argc, char **argv)
+{
+    long n = -1, timeout = 0;
+    const char *envt = getenv("MPIEXEC_TIMEOUT");
+    if (envt && *envt)
+        timeout = parse_num(envt, "MPIEXEC_TIMEOUT");
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-n") || !strcmp(a, "-np")) {
+            if (++i >= argc)
+                usage();
+            n = parse_num(argv[i], "process count");
+        } else if (!strcmp(a, "--timeout") || !strcmp(a, "-timeout")) {
+            if (++i >= argc)
+                usage();
+            timeout = parse_num(argv[i], "timeout");
+        } else if (!strncmp(a, "--timeout=", 10)) {
+            timeout = parse_num(a + 10, "timeout");
+        } else if (!strcmp(a, "--")) {
+            i++;
+            break;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "mpiexec: unknown option '%s'\n", a);
+            usage();
+        } else {
+            break;
+        }
+    }
+    if (i >= argc)
+        usage();
+    if (n < 0)
+        n = 1;
+    if (n < 1 || n > 1024) {
+        fprintf(stderr, "mpiexec: process count must be between 1 and 1024\n");
+        return 2;
+    }
+    nranks = (int)n;
+    char **prog = &argv[i];
+
+    /* N*(N-1) descriptors are needed while forking */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    int *fd = malloc(sizeof(int) * (size_t)nranks * (size_t)nranks); /* fd[a*n+b]: a's end to b */
+    pids = calloc((size_t)nranks, sizeof *pids);
+    if (!fd || !pids) {
+        perror("mpiexec: malloc");
+        return 1;
+    }
+    for (int a = 0; a < nranks; a++) {
+        fd[a * nranks + a] = -1;
+        for (int b = a + 1; b < nranks; b++) {
+            int sv[2];
+            if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0) {
+                perror("mpiexec: socketpair");
+                return 1;
+            }
+            fd[a * nranks + b] = sv[0];
+            fd[b * nranks + a] = sv[1];
+        }
+    }
+
+    struct sigaction sa = {0};
+    sa.sa_handler = on_alarm;
+    sigaction(SIGALRM, &sa, NULL); /* no SA_RESTART: waitpid returns EINTR */
+    sa.sa_handler = on_term;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    pid_t self = getpid();
+
+    size_t fdslen = (size_t)nranks * 12 + 16;
+    char *fds = malloc(fdslen);
+    for (int r = 0; r < nranks; r++) {
+        pid_t pid = fork();
+        if (pid < 0) {
+            perror("mpiexec: fork");
+            kill_all(SIGKILL);
+            return 1;
+        }
+        if (pid == 0) {
+            /* die with mpiexec, whatever kills it */
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (getppid() != self)
+                _exit(1);
+            signal(SIGTERM, SIG_DFL);
+            signal(SIGINT, SIG_DFL);
+            signal(SIGHUP, SIG_DFL);
+            signal(SIGALRM, SIG_DFL);
+            size_t off = 0;
+            for (int b = 0; b < nranks; b++)
+                off += (size_t)snprintf(fds + off, fdslen - off, "%s%d", b ? "," : "",
+                                        fd[r * nranks + b]);
+            for (int a = 0; a < nranks; a++)
+                for (int b = 0; b < nranks; b++)
+                    if (a != r && fd[a * nranks + b] >= 0)
+                        close(fd[a * nranks + b]);
+            char num[32];
+            snprintf(num, sizeof num, "%d", r);
+            setenv("TOYMPI_RANK", num, 1);
+            snprintf(num, sizeof num, "%d", nranks);
+            setenv("TOYMPI_SIZE", num, 1);
+            setenv("TOYMPI_FDS", fds, 1);
+            execvp(prog[0], prog);
+            fprintf(stderr, "mpiexec: rank %d: cannot execute '%s': %s\n", r, prog[0],
+                    strerror(errno));
+            _exit(127);
+        }
+        pids[r] = pid;
+    }
+    for (int k = 0; k < nranks * nranks; k++)
+        if (fd[k] >= 0)
+            close(fd[k]);
+    free(fd);
+    free(fds);
+
+    if (timeout > 0)
+        alarm((unsigned)timeout);
+    int remaining = nranks, exit_code = 0;
+    while (remaining > 0) {
+        int status;
+        pid_t pid = waitpid(-1, &status, 0);
+        if (pid < 0) {
+            if (errno != EINTR)
+                break;
+            if (got_alarm) {
+                fprintf(stderr, "mpiexec: job timed out after %ld s; killing %d remaining rank(s)\n",
+                        timeout, remaining);
+                shutdown_job();
+                return 124;
+            }
+            if (got_term) {
+                fprintf(stderr, "mpiexec: received signal %d; killing the job\n", (int)got_term);
+                shutdown_job();
+                return 128 + (int)got_term;
+            }
+            continue;
+        }
+        int r = rank_of(pid);
+        if (r < 0)
+            continue;
+        pids[r] = 0;
+        remaining--;
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+            continue;
+        if (WIFEXITED(status)) {
+            exit_code = WEXITSTATUS(status);
+            fprintf(stderr, "mpiexec: rank %d (pid %d) exited with status %d", r, (int)pid,
+                    exit_code);
+        } else {
+            int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+            exit_code = 128 + sig;
+            fprintf(stderr, "mpiexec: rank %d (pid %d) was killed by signal %d (%s)", r, (int)pid,
+                    sig, strsignal(sig));
+        }
+        if (remaining > 0)
+            fprintf(stderr, "; killing %d remaining rank(s)", remaining);
+        fputc('\n', stderr);
+        shutdown_job();
+        return exit_code;
+    }
+    return exit_code;
+}
