@@ -24,9 +24,16 @@ incl_ir() {
 per() { awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { printf "%.2f", (a - b) / n }'; }
 
 printf '%-46s %s\n' "measurement ($n iterations)" "instructions"
-valgrind --tool=callgrind --callgrind-out-file="$out/disabled" "$bld/bench/disabled/bench_disabled" "$n" >/dev/null 2>&1
-printf '%-46s %s\n' "disabled raise (nobody listens)" \
-  "$(per "$(self_ir "$out/disabled" bench_loop_disabled)" "$(self_ir "$out/disabled" bench_loop_baseline)" "$n")"
+valgrind --tool=callgrind --callgrind-out-file="$out/raise" "$bld/bench/raise/bench_raise" "$n" >/dev/null 2>&1
+base=$(self_ir "$out/raise" bench_loop_baseline)
+printf '%-46s %s\n' "disabled raise (nobody listens)" "$(per "$(self_ir "$out/raise" bench_loop_raise)" "$base" "$n")"
+enabled=$(incl_ir "$out/raise" bench_loop_raise_enabled)
+clock=$(incl_ir "$out/raise" bench_clock_now)
+cb=$(incl_ir "$out/raise" bench_callback)
+printf '%-46s %s\n' "immediate raise, 1 registration, excl. clock+cb" \
+  "$(awk -v e="$enabled" -v b="$base" -v c="$clock" -v k="$cb" -v n="$n" 'BEGIN { printf "%.2f", (e - b - c - k) / n }')"
+printf '%-46s %s\n' "  clock read (CLOCK_MONOTONIC, vDSO hidden)" "$(per "$clock" 0 "$n")"
+printf '%-46s %s\n' "  empty callback" "$(per "$cb" 0 "$n")"
 
 # Further measurements: each bench/<area>/measure.sh is sourced here and prints its
 # table rows using $bld, $out, $n and the helpers above (self_ir, incl_ir, per).

@@ -26,7 +26,7 @@
 #error "mpitev/detail/impl_grace.h is internal: include <mpitev/mpitev.h> instead"
 #endif
 
-static inline void mpitev__counter_add(mpitev_source *s, int p, uint64_t d, memory_order mo) {
+MPITEV__INLINE void mpitev__counter_add(mpitev_source *s, int p, uint64_t d, memory_order mo) {
     _Atomic uint64_t *c = &s->mpitev__grace.inflight[p];
     if (s->mpitev__ordering == MPITEV_SOURCE_ORDERED) /* single producer: no RMW needed */
         atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + d, mo);
@@ -35,7 +35,7 @@ static inline void mpitev__counter_add(mpitev_source *s, int p, uint64_t d, memo
 }
 
 /* Enter a read-side section on source s; returns the parity to pass to grace_exit. */
-static inline int mpitev__grace_enter(mpitev_source *s) {
+MPITEV__INLINE int mpitev__grace_enter(mpitev_source *s) {
     for (;;) {
         uint64_t e = atomic_load_explicit(&mpitev__S->epoch, memory_order_acquire);
         int p = (int)(e & 1);
@@ -46,7 +46,7 @@ static inline int mpitev__grace_enter(mpitev_source *s) {
     }
 }
 
-static inline void mpitev__grace_exit(mpitev_source *s, int p) {
+MPITEV__INLINE void mpitev__grace_exit(mpitev_source *s, int p) {
     /* release: our reads of registry pointers happen before the poll sees zero (it loads
      * with acquire) and frees them. */
     mpitev__counter_add(s, p, (uint64_t)-1, memory_order_release);
