@@ -47,6 +47,16 @@
 #define MPITEV__MAYBE_UNUSED
 #endif
 
+/* ThreadSanitizer does not model atomic_thread_fence (gcc even rejects it under
+ * -Werror=tsan); under TSan the fences become read-modify-writes on one shared word. */
+#if defined(__SANITIZE_THREAD__)
+#define MPITEV__TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define MPITEV__TSAN 1
+#endif
+#endif
+
 /* Internal symbols that exist once per process carry the version in their name, so two
  * copies of mpitev of different versions vendored into one process never bind to each
  * other's registry. */

@@ -26,6 +26,16 @@
 #error "mpitev/detail/impl_grace.h is internal: include <mpitev/mpitev.h> instead"
 #endif
 
+/* A full (seq_cst) fence. Under ThreadSanitizer, a seq_cst read-modify-write of one
+ * shared word: all such RMWs are totally ordered, which gives the same store-buffering
+ * guarantee, and TSan understands it. */
+#if defined(MPITEV__TSAN)
+static _Atomic uint64_t mpitev__tsan_fence_word;
+#define MPITEV__FENCE_SEQ_CST() ((void)atomic_fetch_add_explicit(&mpitev__tsan_fence_word, 0, memory_order_seq_cst))
+#else
+#define MPITEV__FENCE_SEQ_CST() atomic_thread_fence(memory_order_seq_cst)
+#endif
+
 MPITEV__INLINE void mpitev__counter_add(mpitev_source *s, int p, uint64_t d, memory_order mo) {
     _Atomic uint64_t *c = &s->mpitev__grace.inflight[p];
     if (s->mpitev__ordering == MPITEV_SOURCE_ORDERED) /* single producer: no RMW needed */
@@ -40,7 +50,7 @@ MPITEV__INLINE int mpitev__grace_enter(mpitev_source *s) {
         uint64_t e = atomic_load_explicit(&mpitev__S->epoch, memory_order_acquire);
         int p = (int)(e & 1);
         mpitev__counter_add(s, p, 1, memory_order_relaxed);
-        atomic_thread_fence(memory_order_seq_cst); /* FENCE R: pairs with FENCE W2 in mpitev__grace_poll */
+        MPITEV__FENCE_SEQ_CST(); /* FENCE R: pairs with FENCE W2 in mpitev__grace_poll */
         if (MPITEV__LIKELY(atomic_load_explicit(&mpitev__S->epoch, memory_order_relaxed) == e)) return p;
         mpitev__counter_add(s, p, (uint64_t)-1, memory_order_relaxed); /* flipped under us: recount */
     }
@@ -69,6 +79,10 @@ static int mpitev__sources_quiet(int parity) {
         mpitev_source *s = atomic_load_explicit(&mpitev__S->sources[i], memory_order_relaxed);
         /* acquire: pairs with the release in mpitev__grace_exit */
         if (atomic_load_explicit(&s->mpitev__grace.inflight[parity], memory_order_acquire) != 0) return 0;
+        /* Drainers of s count themselves apart (impl_buffer.h): the raise counter of an
+         * ordered source is single-producer. Same acquire/release pairing. */
+        if (s->mpitev__buf && atomic_load_explicit(&s->mpitev__buf->grace[parity], memory_order_acquire) != 0)
+            return 0;
     }
     return 1;
 }
@@ -82,9 +96,9 @@ static int mpitev__grace_poll(mpitev__retired **done) {
         if (!mpitev__S->retired_head) return 0;
         if (!mpitev__S->flip_outstanding) {
             uint64_t e = atomic_load_explicit(&mpitev__S->epoch, memory_order_relaxed);
-            atomic_thread_fence(memory_order_seq_cst); /* FENCE W1: unpublish before flip */
+            MPITEV__FENCE_SEQ_CST(); /* FENCE W1: unpublish before flip */
             atomic_store_explicit(&mpitev__S->epoch, e + 1, memory_order_release);
-            atomic_thread_fence(memory_order_seq_cst); /* FENCE W2: pairs with FENCE R */
+            MPITEV__FENCE_SEQ_CST(); /* FENCE W2: pairs with FENCE R */
             mpitev__S->flip_outstanding = 1;
             mpitev__S->waiting_epoch = e;
         }
