@@ -39,6 +39,11 @@ MPITEV_API int mpitev_reg_is_valid(mpitev_reg reg) {
     return mpitev__is_initialized() && mpitev__slot_of(reg) != NULL;
 }
 
+/* Generation new slots start at (even). The last finalize raises it above every
+ * generation handed out so far, so a handle kept from an earlier init/finalize session
+ * stays stale in the next one instead of naming a new registration in the same slot. */
+static uint32_t mpitev__gen_floor;
+
 /* Take a free slot, growing by one chunk when needed (mutex held). */
 static mpitev__slot *mpitev__slot_take(void) {
     if (!mpitev__S->free_slots) {
@@ -49,6 +54,7 @@ static mpitev__slot *mpitev__slot_take(void) {
         if (!chunk) return NULL;
         for (int i = MPITEV__CHUNK_SLOTS - 1; i >= 0; i--) {
             chunk[i].index = n + (uint32_t)i;
+            atomic_store_explicit(&chunk[i].gen, mpitev__gen_floor, memory_order_relaxed);
             chunk[i].next_free = mpitev__S->free_slots;
             mpitev__S->free_slots = &chunk[i];
         }
@@ -451,6 +457,10 @@ MPITEV_API int mpitev_finalize(void) {
     atomic_store_explicit(&mpitev__S->nsources, 0, memory_order_relaxed);
     for (uint32_t c = 0; c < nslots / MPITEV__CHUNK_SLOTS; c++) {
         mpitev__slot *chunk = atomic_load_explicit(&mpitev__S->chunks[c], memory_order_relaxed);
+        for (int i = 0; i < MPITEV__CHUNK_SLOTS; i++) {
+            uint32_t g = atomic_load_explicit(&chunk[i].gen, memory_order_relaxed);
+            if (g >= mpitev__gen_floor) mpitev__gen_floor = (g | 1u) + 1u; /* even, above g */
+        }
         mpitev__free(chunk, sizeof(mpitev__slot) * MPITEV__CHUNK_SLOTS, MPITEV_CACHE_LINE);
         atomic_store_explicit(&mpitev__S->chunks[c], NULL, memory_order_relaxed);
     }
