@@ -122,8 +122,8 @@ typedef struct MPI_Status {
 #define MPI_ANY_TAG    (-1)
 #define MPI_UNDEFINED  (-32766)
 
-#define MPI_STATUS_IGNORE   ((MPI_Status *)1)
-#define MPI_STATUSES_IGNORE ((MPI_Status *)1)
+#define MPI_STATUS_IGNORE   ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
 #define MPI_IN_PLACE        ((void *)-1)
 #define MPI_BOTTOM          ((void *)0)
 
