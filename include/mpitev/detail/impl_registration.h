@@ -444,6 +444,11 @@ MPITEV_API int mpitev_finalize(void) {
         mpitev__free(t->mpitev__size, bytes, _Alignof(size_t));
         t->mpitev__disp = t->mpitev__size = NULL;
         t->mpitev__declared = 0;
+        /* A set can outlive its registrations only when unlisting ran out of memory
+         * (zombie slots, or no callback left): nobody raises now, give it back. */
+        struct mpitev__regset *set = atomic_load_explicit(&t->mpitev__regs, memory_order_relaxed);
+        if (set)
+            mpitev__free(set, sizeof(struct mpitev__regset) + sizeof(mpitev__regref) * (size_t)set->n, MPITEV_CACHE_LINE);
         atomic_store_explicit(&t->mpitev__regs, NULL, memory_order_relaxed);
         atomic_store_explicit(&mpitev__S->types[i], NULL, memory_order_relaxed);
     }
