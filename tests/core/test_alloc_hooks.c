@@ -23,8 +23,8 @@ static void *t_alloc(size_t size, size_t align, void *ctx) {
         t->failed++;
         return NULL;
     }
-    size_t rounded = (size + align - 1) / align * align;
-    void *p = aligned_alloc(align < sizeof(void *) ? sizeof(void *) : align, rounded);
+    size_t a = align < sizeof(void *) ? sizeof(void *) : align;
+    void *p = aligned_alloc(a, (size + a - 1) / a * a);
     assert_non_null(p);
     assert_true(((uintptr_t)p & (align - 1)) == 0);
     int slot = -1;
