@@ -28,6 +28,9 @@
  *                              from a nested callback is dropped and counted.
  *   MPITEV_CACHE_LINE          [all TUs, same value]  Cache line size used to separate
  *                              producer and consumer counters (default 64).
+ *   MPITEV_BUFFER_REGS_PER_RECORD [implementation TU] Registration handles one buffered
+ *                              record carries (default 4); an instance buffered for more
+ *                              registrations takes several records (docs/buffers.md).
  *
  * Runtime-replaceable: the allocator (mpitev_set_allocator) and each source's clock.
  * ==================================================================================
@@ -81,9 +84,12 @@
 #define MPITEV__INSIDE 1
 #include "detail/impl_common.h"
 #include "detail/impl_clock.h"
+#include "detail/impl_clock_tsc.h"
+#include "detail/impl_buffer_ring.h"
 #include "detail/impl_catalog.h"
 #include "detail/impl_grace.h"
 #include "detail/impl_registration.h"
 #include "detail/impl_deliver.h"
+#include "detail/impl_buffer.h"
 #undef MPITEV__INSIDE
 #endif

@@ -37,6 +37,9 @@ MPITEV_API int mpitev_source_get_info(int source_index, mpitev_source_info *info
 MPITEV_API int mpitev_source_get_timestamp(int source_index, int64_t *timestamp);
 /* The default clock (CLOCK_MONOTONIC, nanoseconds), to copy or wrap in a source desc. */
 MPITEV_API const mpitev_clock *mpitev_clock_monotonic(void);
+/* x86-64 invariant TSC (rdtsc), ticks_per_second calibrated against CLOCK_MONOTONIC on
+ * the first call (20 ms); NULL where unavailable. Pass it as mpitev_source_desc.clock. */
+MPITEV_API const mpitev_clock *mpitev_clock_tsc(void);
 /* Categories named by event types, in first-declared order (the adapter builds
  * MPI_T_category_get_num_events/_get_events for an MPI from these). */
 MPITEV_API int mpitev_category_get_num(int *num_categories);
@@ -74,6 +77,18 @@ MPITEV_API int mpitev_reg_is_valid(mpitev_reg reg);
  * calling tool code at safety level cb_safety. The MPI progress engine calls this (or
  * mpitev_source_drain, which includes it). Returns the number of free callbacks run. */
 MPITEV_API int mpitev_progress(int cb_safety);
+
+/* ---- Buffered delivery (docs/buffers.md). ---- */
+/* Called by the MPI progress engine: delivers up to max buffered records of source
+ * (max < 0: until the buffer is empty; MPITEV_DRAIN_ALL) in raise order, calling tool
+ * code at safety level cb_safety, then runs the deferred work of mpitev_progress.
+ * Returns the number of callbacks run (>= 0), or -MPITEV_ERR_* (NOT_INITIALIZED;
+ * INVALID_ARG: NULL or undeclared source, bad cb_safety). Lock-free against raises into
+ * the same source; one drainer at a time per source: a concurrent or nested drain of
+ * the same source returns 0 at once. A record is one instance for up to
+ * MPITEV_BUFFER_REGS_PER_RECORD registrations (default 4). */
+MPITEV_API int mpitev_source_drain(mpitev_source *source, int max, int cb_safety);
+#define MPITEV_DRAIN_ALL (-1)
 
 /* ---- Inside a callback (Table 22 functions: never "not accessible"). ---- */
 MPITEV_API int mpitev_instance_read(const mpitev_instance *instance, int element_index, void *buffer);

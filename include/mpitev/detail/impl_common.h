@@ -55,7 +55,7 @@ typedef struct mpitev__slot {
     _Atomic(mpitev__cbset *) cbs;        /* NULL or the current callbacks */
     int in_set;                          /* writer side: listed in type->mpitev__regs */
     int zombie;                          /* could not be unlisted (no memory): never reused */
-    int buffered;                        /* deliver through the source buffers */
+    int buffered;                        /* MPITEV__BUF_OFF / _ON / _SOURCE (impl_buffer.h) */
     mpitev__kvlist info;
     mpitev__kvlist cbinfo[MPITEV_CB_LEVELS];
     mpitev_free_cb free_cb;
@@ -64,6 +64,10 @@ typedef struct mpitev__slot {
     struct mpitev__slot *next_free;
     /* Unreported drops per source; only counted while a dropped handler is set. */
     _Atomic uint64_t drops[MPITEV_MAX_SOURCES];
+    /* Free of a buffered registration: producer positions of each source taken after
+     * the grace period; the free completes once every drain has passed them. */
+    int bufsnap_taken;
+    uint64_t bufsnap[MPITEV_MAX_SOURCES];
 } mpitev__slot;
 
 /* One entry of a type's registration set: copies of what the raise path needs, so it
@@ -73,13 +77,13 @@ typedef struct mpitev__regref {
     uint64_t handle;
     const void *object;
     int bound;
-    int buffered;
+    int buffered;                        /* copy of the slot's mode */
 } mpitev__regref;
 
 struct mpitev__regset {
     mpitev__retired retired;             /* must stay first */
     int n;
-    int nbuffered;
+    int nbuffered;                       /* refs whose mode is not MPITEV__BUF_OFF */
     mpitev__regref ref[];
 };
 
@@ -105,6 +109,8 @@ typedef struct mpitev__state_s {
     mpitev__retired *retired_head;
     mpitev__retired **retired_tail;
     int reclaiming;                      /* a thread is running completions */
+    /* Frees past their grace period that wait for drains (impl_buffer.h). */
+    mpitev__retired *bufwait_head;
 } mpitev__state_t;
 
 MPITEV_API mpitev__state_t mpitev__state;

@@ -13,6 +13,7 @@
 static void mpitev__count_drop(mpitev__slot *slot, const mpitev__cbset *c, mpitev_source *src, uint64_t n) {
     if (!c || !c->dropped) return;
     atomic_fetch_add_explicit(&slot->drops[src->mpitev__index], n, memory_order_relaxed);
+    MPITEV__FENCE_SEQ_CST(); /* FENCE P: pairs with FENCE D in mpitev__flush_drops */
     /* release: a thread that sees the flag also sees the count (acquire in flush). */
     atomic_store_explicit(&src->mpitev__drops_pending, 1, memory_order_release);
 }
@@ -36,7 +37,12 @@ static int mpitev__report_drops(mpitev__slot *slot, uint64_t handle, int si, int
 static void mpitev__flush_drops(mpitev_source *src, int cb_safety) {
     int si = src->mpitev__index, again = 0;
     atomic_store_explicit(&src->mpitev__drops_pending, 0, memory_order_relaxed);
-    atomic_thread_fence(memory_order_acquire); /* pairs with the release in mpitev__count_drop */
+    if (src->mpitev__buf) atomic_store_explicit(&src->mpitev__buf->drop_mark, MPITEV__NO_MARK, memory_order_relaxed);
+    /* FENCE D: pairs with FENCE P in mpitev__count_drop / mpitev__buffer_drop. Either our
+     * exchanges below see a producer's count, or its flag store is ordered after our
+     * reset above (so the flag stays set for the next flush). Also an acquire fence for
+     * the release flag stores. */
+    MPITEV__FENCE_SEQ_CST();
     int nt = atomic_load_explicit(&mpitev__S->ntypes, memory_order_acquire);
     for (int i = 0; i < nt; i++) {
         mpitev_type *t = atomic_load_explicit(&mpitev__S->types[i], memory_order_relaxed);
@@ -67,12 +73,14 @@ static void mpitev__report_drops_at_free(mpitev__slot *s, int cb_safety) {
     }
 }
 
-/* Deliver one instance to every matching registration of a set (immediate delivery). */
+/* Deliver one instance to every matching registration of a set (immediate delivery),
+ * except those buffered on this source (bufmask, see impl_buffer_ring.h; 0: none). */
 static void mpitev__deliver_set(const struct mpitev__regset *set, mpitev_source *src, const void *object,
-                                int cb_safety, const mpitev_instance *inst) {
+                                int cb_safety, const mpitev_instance *inst, int bufmask) {
     int too_deep = mpitev__tls_depth > MPITEV_MAX_DEPTH;
     for (int k = 0; k < set->n; k++) {
         const mpitev__regref *r = &set->ref[k];
+        if (r->buffered & bufmask) continue; /* went to the source buffer */
         if (r->bound && r->object != object) continue;
         /* Skip registrations freed after this set was published: they are no longer
          * active, and skipping keeps late deliveries after mpitev_reg_free rare. */
@@ -98,7 +106,29 @@ static int64_t mpitev__timestamp(mpitev_source *src) {
     return ts;
 }
 
-/* The raise slow path: someone listens to `type`. Cold and out of line. */
+/* Immediate delivery of one instance (the part of a raise that runs tool code). */
+static void mpitev__deliver_now(const struct mpitev__regset *set, mpitev_type *type, mpitev_source *src,
+                                const void *object, int cb_safety, const void *payload, int64_t ts, int bufmask) {
+    mpitev_instance inst;
+    inst.mpitev__magic = MPITEV__INSTANCE_MAGIC;
+    inst.mpitev__source = src->mpitev__index;
+    inst.mpitev__type = type;
+    inst.mpitev__timestamp = ts;
+    inst.mpitev__payload = (const unsigned char *)payload;
+    mpitev__tls_depth++; /* tool code below runs one delivery level deeper */
+    if (atomic_load_explicit(&src->mpitev__drops_pending, memory_order_relaxed))
+        mpitev__flush_drops(src, cb_safety);
+    mpitev__deliver_set(set, src, object, cb_safety, &inst, bufmask);
+    mpitev__tls_depth--;
+}
+
+/* Buffered half of a raise (impl_buffer.h). */
+MPITEV__INLINE int mpitev__buffer_raise(const struct mpitev__regset *set, mpitev_source *src, mpitev_type *type,
+                                        const void *object, int64_t ts, const void *payload, int mask);
+
+/* The raise slow path: someone listens to `type`. Cold and out of line. Registrations
+ * buffered on this source get a copy in its ring (no tool code runs); the others are
+ * delivered now. */
 MPITEV__COLD MPITEV_API void mpitev__raise(mpitev_type *type, mpitev_source *src, const void *object,
                                            int cb_safety, const void *payload) {
     if (!src || !src->mpitev__declared) return; /* undeclared source: nothing to track grace on */
@@ -106,23 +136,16 @@ MPITEV__COLD MPITEV_API void mpitev__raise(mpitev_type *type, mpitev_source *src
     int p = mpitev__grace_enter(src);
     const struct mpitev__regset *set = atomic_load_explicit(&type->mpitev__regs, memory_order_acquire);
     if (set) {
-        mpitev_instance inst;
-        inst.mpitev__magic = MPITEV__INSTANCE_MAGIC;
-        inst.mpitev__source = src->mpitev__index;
-        inst.mpitev__type = type;
-        inst.mpitev__timestamp = mpitev__timestamp(src); /* once, shared by every registration */
-        inst.mpitev__payload = (const unsigned char *)payload;
-        mpitev__tls_depth++; /* tool code below runs one delivery level deeper */
-        if (atomic_load_explicit(&src->mpitev__drops_pending, memory_order_relaxed))
-            mpitev__flush_drops(src, cb_safety);
-        mpitev__deliver_set(set, src, object, cb_safety, &inst);
-        mpitev__tls_depth--;
+        int64_t ts = mpitev__timestamp(src); /* once, shared by every registration */
+        int bufmask = 0, nbuf = 0;
+        if (set->nbuffered) {
+            bufmask = src->mpitev__buffered_default ? (MPITEV__BUF_ON | MPITEV__BUF_SOURCE) : MPITEV__BUF_ON;
+            nbuf = mpitev__buffer_raise(set, src, type, object, ts, payload, bufmask);
+        }
+        if (nbuf < set->n) mpitev__deliver_now(set, type, src, object, cb_safety, payload, ts, bufmask);
     }
     mpitev__grace_exit(src, p);
 }
-
-/* Placeholder until buffered delivery exists: no source owns a buffer. */
-static void mpitev__buffers_finalize(int cb_safety) { (void)cb_safety; }
 
 /* ---- Accessors used inside callbacks. The instance pointer is only valid during the
  * callback; a NULL or foreign pointer is rejected by the magic check where readable. */

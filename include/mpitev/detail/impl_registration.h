@@ -89,7 +89,7 @@ static int mpitev__regset_update(mpitev_type *t, mpitev__slot *add, mpitev__slot
             r->buffered = add->buffered;
         }
         nw->n = k;
-        for (int i = 0; i < k; i++) nw->nbuffered += nw->ref[i].buffered;
+        for (int i = 0; i < k; i++) nw->nbuffered += nw->ref[i].buffered != MPITEV__BUF_OFF;
     }
     /* release: the set's contents are visible to whoever loads the pointer (acquire in
      * mpitev__raise, relaxed + later acquire for the fast path check). */
@@ -139,31 +139,48 @@ static int mpitev__cbset_publish(mpitev__slot *s, mpitev__cbset *c) {
     return MPITEV_SUCCESS;
 }
 
+static int mpitev__default_buffered_forced(const mpitev_type *t) {
+    return (t->mpitev__desc.flags & MPITEV_TYPE_ALWAYS_BUFFERED) != 0;
+}
+
+/* The mpitev_buffered hint: "true"/"1" buffered, "false"/"0" immediate, "default" as
+ * the source says; -1 for anything else. */
+static int mpitev__buffered_hint(const char *v) {
+    if (strcmp(v, "true") == 0 || strcmp(v, "1") == 0) return MPITEV__BUF_ON;
+    if (strcmp(v, "false") == 0 || strcmp(v, "0") == 0) return MPITEV__BUF_OFF;
+    if (strcmp(v, "default") == 0) return MPITEV__BUF_SOURCE;
+    return -1;
+}
+static const char *mpitev__buffered_name(int mode) {
+    return mode == MPITEV__BUF_ON ? "true" : mode == MPITEV__BUF_OFF ? "false" : "default";
+}
+
 static int mpitev__apply_hints(mpitev__slot *s, const mpitev_kv *kv, int n, int at_alloc) {
     for (int i = 0; i < n; i++) {
         if (strcmp(kv[i].key, MPITEV_HINT_BUFFERED) == 0) {
             /* The delivery mode can only be chosen at allocation: later changes are
              * ignored (and get_info shows the mode in use), as 16.3.8.4 allows. */
             if (!at_alloc) continue;
-            int on = strcmp(kv[i].value, "true") == 0 || strcmp(kv[i].value, "1") == 0;
-            int off = strcmp(kv[i].value, "false") == 0 || strcmp(kv[i].value, "0") == 0;
-            if (!on && !off) continue;
-            s->buffered = on;
+            int mode = mpitev__buffered_hint(kv[i].value);
+            if (mode < 0) continue; /* not understood: ignored, get_info shows the mode */
+            /* A type that must be buffered stays buffered whatever the tool asks. */
+            if (!mpitev__default_buffered_forced(s->type)) s->buffered = mode;
+            continue; /* recorded below as the mode in use */
         }
         int rc = mpitev__kv_put(&s->info, kv[i].key, kv[i].value);
         if (rc) return rc;
     }
     if (at_alloc || mpitev__kv_get(&s->info, MPITEV_HINT_BUFFERED)) {
-        int rc = mpitev__kv_put(&s->info, MPITEV_HINT_BUFFERED, s->buffered ? "true" : "false");
+        int rc = mpitev__kv_put(&s->info, MPITEV_HINT_BUFFERED, mpitev__buffered_name(s->buffered));
         if (rc) return rc;
     }
     return MPITEV_SUCCESS;
 }
 
 /* Default delivery mode for a new registration of type t: buffered if the type must be,
- * else immediate. (Per-source defaults apply at raise time, see impl_deliver.h.) */
+ * else whatever each source's buffered_by_default says (decided at raise time). */
 static int mpitev__default_buffered(const mpitev_type *t) {
-    return (t->mpitev__desc.flags & MPITEV_TYPE_ALWAYS_BUFFERED) != 0;
+    return mpitev__default_buffered_forced(t) ? MPITEV__BUF_ON : MPITEV__BUF_SOURCE;
 }
 
 static void mpitev__slot_release(mpitev__slot *s) {
@@ -175,6 +192,7 @@ static void mpitev__slot_release(mpitev__slot *s) {
     s->free_cb = NULL;
     s->free_ud = NULL;
     s->free_ext = NULL;
+    s->bufsnap_taken = 0;
     if (s->zombie) return; /* may still be listed in a set: never reuse */
     s->next_free = mpitev__S->free_slots;
     mpitev__S->free_slots = s;
@@ -313,6 +331,7 @@ MPITEV_API int mpitev_reg_set_dropped_handler(mpitev_reg reg, mpitev_dropped_cb 
 
 /* Completions collected under the mutex, run outside it. */
 static void mpitev__report_drops_at_free(mpitev__slot *s, int cb_safety);
+static int mpitev__buffers_passed(mpitev__slot *s);
 
 static void mpitev__run_completions(mpitev__retired *done, int cb_safety, int *nfree) {
     while (done) {
@@ -325,6 +344,15 @@ static void mpitev__run_completions(mpitev__retired *done, int cb_safety, int *n
             continue;
         }
         mpitev__slot *s = (mpitev__slot *)r; /* retired is the slot's first member */
+        if (!mpitev__buffers_passed(s)) {
+            /* Records naming it may still sit in a source buffer: wait for the drains
+             * (mpitev__progress_locked_then_unlock looks again). */
+            pthread_mutex_lock(&mpitev__S->lock);
+            r->next = mpitev__S->bufwait_head;
+            mpitev__S->bufwait_head = r;
+            pthread_mutex_unlock(&mpitev__S->lock);
+            continue;
+        }
         mpitev_reg h = mpitev__mkreg(mpitev__handle_bits(s->index, atomic_load_explicit(&s->gen, memory_order_relaxed) - 1));
         mpitev__report_drops_at_free(s, cb_safety);
         if (s->free_cb) s->free_cb(h, cb_safety, s->free_ud, s->free_ext);
@@ -344,6 +372,17 @@ static int mpitev__progress_locked_then_unlock(int cb_safety) {
     mpitev__retired *done = NULL;
     int nfree = 0;
     if (mpitev__tls_depth == 0 && !mpitev__S->reclaiming) {
+        /* Frees that waited for drains first (they are older), then new grace ends. */
+        for (mpitev__retired **pp = &mpitev__S->bufwait_head; *pp;) {
+            mpitev__retired *r = *pp;
+            if (mpitev__buffers_passed((mpitev__slot *)r)) {
+                *pp = r->next;
+                r->next = done;
+                done = r;
+            } else {
+                pp = &r->next;
+            }
+        }
         mpitev__grace_poll(&done);
         if (done) mpitev__S->reclaiming = 1;
     }
@@ -401,6 +440,7 @@ MPITEV_API int mpitev_init(void) {
         mpitev__S->retired_head = NULL;
         mpitev__S->retired_tail = &mpitev__S->retired_head;
         mpitev__S->flip_outstanding = 0;
+        mpitev__S->bufwait_head = NULL;
         atomic_store_explicit(&mpitev__S->initialized, 1, memory_order_release);
     }
     pthread_mutex_unlock(&mpitev__S->lock);
@@ -431,7 +471,7 @@ MPITEV_API int mpitev_finalize(void) {
     }
     for (;;) {
         pthread_mutex_lock(&mpitev__S->lock);
-        int busy = mpitev__S->retired_head != NULL || mpitev__S->reclaiming;
+        int busy = mpitev__S->retired_head != NULL || mpitev__S->reclaiming || mpitev__S->bufwait_head != NULL;
         if (!busy) break;
         mpitev__progress_locked_then_unlock(MPITEV_CB_REQUIRE_NONE);
     }
@@ -457,6 +497,7 @@ MPITEV_API int mpitev_finalize(void) {
     for (int i = 0; i < ns; i++) {
         mpitev_source *s = atomic_load_explicit(&mpitev__S->sources[i], memory_order_relaxed);
         s->mpitev__declared = 0;
+        mpitev__srcbuf_destroy(s);
         atomic_store_explicit(&mpitev__S->sources[i], NULL, memory_order_relaxed);
     }
     atomic_store_explicit(&mpitev__S->nsources, 0, memory_order_relaxed);
