@@ -1,0 +1,150 @@
+/* mpitev/adapter.h - the standard MPI_T_event_* / MPI_T_source_* entry points
+ * (MPI-4.1 section 16.3.8) on top of mpitev, for any MPI's own mpi.h.
+ *
+ * Two parts, stb style:
+ *
+ *   1. Declarations (always): the category helpers below. No MPI type is needed, so
+ *      this header compiles on its own and any TU of the MPI library may include it.
+ *
+ *   2. The implementation (one TU only): define MPITEV_ADAPTER_IMPLEMENTATION, include
+ *      the MPI's own mpi.h first, then this header. That TU then defines, for each of
+ *      the 18 event functions, a strong PMPI_T_... and a weak MPI_T_... alias (the
+ *      profiling convention of MPI-3.1 14.2.6), with exactly the C signatures of
+ *      16.3.8, in the MPI's own types (MPI_Datatype, MPI_Info, MPI_Count, MPI_T_enum,
+ *      MPI_T_event_registration, MPI_T_event_instance, MPI_T_cb_safety, ...).
+ *
+ *      #include "mpi.h"                       // the MPI's header, first
+ *      #define MPITEV_ADAPTER_T_INITIALIZED() (my_mpit_refcount > 0)
+ *      #define MPITEV_ADAPTER_IMPLEMENTATION
+ *      #include <mpitev/adapter.h>
+ *
+ * The whole story, with a worked MPICH example, is docs/adapter-guide.md.
+ *
+ * ============================ CONFIGURATION (implementation TU) ============================
+ * Each hook is a function-like macro the MPI may define before including this header.
+ * Only MPITEV_ADAPTER_T_INITIALIZED is required; every other one has a default that
+ * uses nothing but standard names from mpi.h.
+ *
+ *   MPITEV_ADAPTER_T_INITIALIZED()         [required] non-zero while MPI_T is initialised
+ *        (between the first MPI_T_init_thread and the matching last MPI_T_finalize).
+ *        Every entry point returns MPI_T_ERR_NOT_INITIALIZED when it is zero.
+ *
+ *   MPITEV_ADAPTER_OBJECT_KEY(bind, obj_handle, keyp)   -> MPI error code
+ *        Turns MPI_T_event_handle_alloc's obj_handle (a pointer to the MPI's handle, e.g.
+ *        MPI_Comm *, never NULL here) for an event type bound to `bind` (MPITEV_BIND_*)
+ *        into the key the MPI passes to MPITEV_RAISE for that object; stores it in
+ *        *keyp (const void **). Return MPI_SUCCESS, or e.g. MPI_T_ERR_INVALID_HANDLE
+ *        for a handle the MPI does not know. Default: the handle value itself,
+ *        MPITEV_ADAPTER_HANDLE_KEY(MPI_Comm, obj_handle) for MPITEV_BIND_MPI_COMM and
+ *        likewise for Datatype, Errhandler, Op, Request, Info (types every mpi.h has);
+ *        other kinds give MPI_T_ERR_INVALID. So by default the raise site passes
+ *        MPITEV_ADAPTER_HANDLE_AS_KEY(comm).
+ *
+ *   MPITEV_ADAPTER_DATATYPE(dtype)         mpitev_dtype -> MPI_Datatype
+ *        Default: the MPI basic datatype of the same name (MPI_INT8_T ..., MPI_CHAR for
+ *        MPITEV_CHAR_ARRAY, MPI_AINT for MPITEV_UINTPTR, MPI_COUNT, MPI_OFFSET).
+ *   MPITEV_ADAPTER_ENUM(const mpitev_enum *e) -> MPI_T_enum (e is never NULL)
+ *        Default: MPI_T_ENUM_NULL (the adapter cannot create the MPI's MPI_T_enum
+ *        objects; an MPI that exports enums maps them here).
+ *   MPITEV_ADAPTER_VERBOSITY(v), MPITEV_ADAPTER_BIND(b)   MPITEV_* -> MPI_T_*
+ *        Default: the MPI_T_VERBOSITY_* / MPI_T_BIND_* constant of the same name, so
+ *        MPIs that number them their own way (MPICH: 221.., 9700..) need nothing.
+ *        MPITEV_BIND_MPI_SESSION maps to MPI_T_BIND_MPI_SESSION when that is a macro
+ *        or MPITEV_ADAPTER_HAVE_BIND_SESSION is defined; else to MPI_T_BIND_NO_OBJECT.
+ *
+ *   Info objects. Defaults are the standard PMPI_Info_* calls:
+ *   MPITEV_ADAPTER_INFO_CREATE(MPI_Info *info)
+ *   MPITEV_ADAPTER_INFO_SET(MPI_Info info, const char *key, const char *value)
+ *   MPITEV_ADAPTER_INFO_GET_NKEYS(MPI_Info info, int *nkeys)
+ *   MPITEV_ADAPTER_INFO_GET_NTHKEY(MPI_Info info, int n, char key[MPI_MAX_INFO_KEY + 1])
+ *   MPITEV_ADAPTER_INFO_GET_STRING(MPI_Info info, const char *key, int *buflen,
+ *                                  char *value, int *flag)      (MPI-4 semantics)
+ *   MPITEV_ADAPTER_INFO_FREE(MPI_Info *info)   (only to drop a half-built info on error)
+ *   MPITEV_ADAPTER_INFO_IS_NULL(info)      default: (info) == MPI_INFO_NULL
+ *        Each returns an MPI error code; a failure is reported as MPI_T_ERR_INVALID
+ *        (reading the tool's info) or MPI_T_ERR_MEMORY (building a new info).
+ *
+ *   Handles. Defaults carry the core's 64-bit registration handle (slot + generation)
+ *   inside the MPI's handle through uintptr_t; it is never dereferenced, so stale and
+ *   random handles are detected. They need a 64-bit uintptr_t (checked).
+ *   MPITEV_ADAPTER_REG_TO_MPI(uint64_t bits)          -> MPI_T_event_registration
+ *   MPITEV_ADAPTER_REG_FROM_MPI(MPI_T_event_registration h) -> uint64_t
+ *   MPITEV_ADAPTER_INSTANCE_TO_MPI(const mpitev_instance *)  -> MPI_T_event_instance
+ *   MPITEV_ADAPTER_INSTANCE_FROM_MPI(MPI_T_event_instance)   -> const mpitev_instance *
+ *
+ *   MPITEV_ADAPTER_EXPORT   linkage of the MPI_T_ / PMPI_T_ definitions. Default:
+ *        default visibility on ELF (they are the MPI's public API even when the rest of
+ *        the library is built with -fvisibility=hidden).
+ *   MPITEV_ADAPTER_NO_WEAK  define on toolchains without weak symbols: MPI_T_x becomes a
+ *        strong function calling PMPI_T_x (interposable only by dynamic linking).
+ *   MPITEV_ADAPTER_MALLOC(n), MPITEV_ADAPTER_FREE(p)  scratch memory for converting
+ *        info objects (default malloc/free). Never used inside event callbacks.
+ * ===========================================================================================
+ */
+#ifndef MPITEV_ADAPTER_H
+#define MPITEV_ADAPTER_H
+
+#include "mpitev.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Category helpers for the MPI's MPI_T_category_get_num_events / _get_events.
+ *
+ * The MPI owns its category numbering (its categories also hold cvars and pvars), so the
+ * adapter does not define MPI_T_category_* itself. Event types name their category by
+ * string (mpitev_type_desc.category); the MPI lists the event categories with
+ * mpitev_category_get_num / mpitev_category_get_name (to create its categories) and
+ * answers the two event queries of one of its categories by name with these.
+ *
+ * Both return MPI error codes (they are defined in the implementation TU, which has
+ * mpi.h): MPI_SUCCESS, MPI_T_ERR_NOT_INITIALIZED, MPI_T_ERR_INVALID (NULL out pointer,
+ * len < 0, indices NULL with len > 0). A NULL or unknown category name is not an error:
+ * such a category simply holds no event types (0). */
+MPITEV_API int mpitev_adapter_category_num_events(const char *category_name, int *num_events);
+/* Writes up to len event indices of the category into indices[] (ascending; entries past
+ * the count are left alone, as MPI_T_category_get_events requires); *num_events (may be
+ * NULL) receives the total number of event types in the category. */
+MPITEV_API int mpitev_adapter_category_events(const char *category_name, int len, int indices[],
+                                              int *num_events);
+
+/* Map an mpitev return code to the MPI's MPI_T error class (MPI_SUCCESS for 0). For an MPI
+ * that calls the core directly from its own MPI_T code. */
+MPITEV_API int mpitev_adapter_error(int mpitev_rc);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* Helpers for the object-key hook and raise sites: a handle value as a key, and the key
+ * of the handle obj_handle points to. Work for integer and pointer handle types. */
+#define MPITEV_ADAPTER_HANDLE_AS_KEY(h) ((const void *)(uintptr_t)(h))
+#define MPITEV_ADAPTER_HANDLE_KEY(type, obj_handle) MPITEV_ADAPTER_HANDLE_AS_KEY(*(const type *)(obj_handle))
+
+#endif /* MPITEV_ADAPTER_H */
+
+/* ---- The implementation: outside the include guard, so a TU may include the header for
+ * declarations first and define MPITEV_ADAPTER_IMPLEMENTATION later. ---- */
+#if defined(MPITEV_ADAPTER_IMPLEMENTATION) && !defined(MPITEV__ADAPTER_IMPLEMENTED)
+#define MPITEV__ADAPTER_IMPLEMENTED 1
+#if !defined(MPI_SUCCESS) || !defined(MPI_VERSION) || !defined(MPI_T_ERR_INVALID_HANDLE) || \
+    !defined(MPI_T_ERR_NOT_INITIALIZED) || !defined(MPI_INFO_NULL)
+#error "MPITEV_ADAPTER_IMPLEMENTATION: include your MPI's own mpi.h before <mpitev/adapter.h> (its MPI_T types, MPI_SUCCESS, MPI_T_ERR_* and MPI_INFO_NULL are needed)"
+#endif
+#if !defined(MPI_T_ERR_INVALID)
+#error "MPITEV_ADAPTER_IMPLEMENTATION: mpi.h lacks MPI_T_ERR_INVALID (MPI-3.1); the events interface needs an MPI-4 mpi.h"
+#endif
+#if !defined(MPITEV_ADAPTER_T_INITIALIZED)
+#error "MPITEV_ADAPTER_IMPLEMENTATION: define MPITEV_ADAPTER_T_INITIALIZED() (non-zero while MPI_T is initialised) before including <mpitev/adapter.h>; see docs/adapter-guide.md"
+#endif
+#define MPITEV__INSIDE 1
+#include "detail/adapter_config.h"
+#include "detail/adapter_util.h"
+#include "detail/adapter_info.h"
+#include "detail/adapter_query.h"
+#include "detail/adapter_handle.h"
+#include "detail/adapter_instance.h"
+#include "detail/adapter_profiling.h"
+#undef MPITEV__INSIDE
+#endif

@@ -1,0 +1,36 @@
+/* What the fake MPI library exposes to the adapter tests besides mpi.h: the events it
+ * declares and ways to raise them, as a real MPI's internals would. */
+#ifndef FAKEMPI_TEST_H
+#define FAKEMPI_TEST_H
+
+#include <stdint.h>
+#include "mpi.h"
+
+#if defined(__GNUC__) && defined(__ELF__)
+#define FAKEMPI_EXPORT __attribute__((visibility("default")))
+#else
+#define FAKEMPI_EXPORT
+#endif
+
+/* Payloads. fake_msg has no padding (extent 16); fake_comm_ev has 4 bytes of trailing
+ * padding (C size 16, computable extent 12). */
+struct fake_msg { int32_t peer; int32_t tag; int64_t bytes; };
+struct fake_comm_ev { int64_t a; int32_t b; };
+
+/* Event type indices in declaration order. */
+enum { FAKE_EV_MSG = 0, FAKE_EV_COMM = 1, FAKE_EV_MARK = 2, FAKE_NUM_EVENTS = 3 };
+/* Sources: 0 ordered with the monotonic clock, 1 unordered without a clock. */
+enum { FAKE_SRC_MAIN = 0, FAKE_SRC_NOCLOCK = 1, FAKE_NUM_SOURCES = 2 };
+/* The fake MPI's own categories (its numbering, not mpitev's). */
+enum { FAKE_CAT_OTHER = 0, FAKE_CAT_P2P = 1, FAKE_CAT_CVARS = 2, FAKE_NUM_CATEGORIES = 3 };
+
+FAKEMPI_EXPORT void fakempi_raise_msg(int src, int32_t peer, int32_t tag, int64_t bytes, int cb_safety);
+FAKEMPI_EXPORT void fakempi_raise_comm(MPI_Comm comm, int64_t a, int32_t b);
+FAKEMPI_EXPORT void fakempi_raise_mark(int cb_safety);
+FAKEMPI_EXPORT int fakempi_progress(void);
+/* Info objects of the fake MPI still alive (leak check) and failure injection. */
+FAKEMPI_EXPORT int fakempi_info_live(void);
+FAKEMPI_EXPORT void fakempi_info_fail_after(int n); /* n-th next Info_create/set fails; -1 never */
+FAKEMPI_EXPORT MPI_T_enum fakempi_enum_of_comm_ev(void);
+
+#endif
