@@ -60,6 +60,11 @@ typedef struct toympi_global {
 
 extern toympi_global_t toympi_g TOYMPI_HIDDEN;
 
+/* Exit status of a rank that stops because a peer died (mpiexec treats it
+ * as a consequence, not as the cause, of a failure). Keep in sync with
+ * tools/mpiexec.c. */
+#define TOYMPI_EXIT_PEER_LOST 99
+
 /* Aborts the whole job (used by MPI_Abort and MPI_ERRORS_ARE_FATAL). */
 _Noreturn void toympi_abort_job(int errorcode, const char *why) TOYMPI_HIDDEN;
 /* Fatal internal error (transport failure, out of memory, ...). */

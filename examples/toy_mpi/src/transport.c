@@ -90,8 +90,11 @@ static void conn_lost(toympi_conn_t *c, const char *what)
 {
     c->closed = 1;
     drop_queue(c);
-    if (!toympi_g.finalizing)
-        toympi_fatal("connection to rank %d lost (%s): peer exited or crashed", c->peer, what);
+    if (!toympi_g.finalizing) {
+        fprintf(stderr, "toympi: rank %d: connection to rank %d lost (%s): peer exited or crashed\n",
+                toympi_g.world_rank, c->peer, what);
+        toympi_abort_job(TOYMPI_EXIT_PEER_LOST, "peer lost");
+    }
 }
 
 /* write as much of c's queue as possible; returns frames completed */

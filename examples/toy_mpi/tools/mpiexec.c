@@ -23,6 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* exit status of a rank that stopped because a peer died (toympi_internal.h) */
+#define TOYMPI_EXIT_PEER_LOST 99
+
 static volatile sig_atomic_t got_alarm, got_term;
 static pid_t *pids;
 static int nranks;
@@ -77,6 +80,66 @@ static void shutdown_job(void)
         }
         usleep(10000);
     }
+}
+
+static int failure_code(int status)
+{
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void describe(int r, pid_t pid, int status)
+{
+    if (WIFEXITED(status))
+        fprintf(stderr, "mpiexec: rank %d (pid %d) exited with status %d%s\n", r, (int)pid,
+                WEXITSTATUS(status),
+                WEXITSTATUS(status) == TOYMPI_EXIT_PEER_LOST ? " (lost a peer)" : "");
+    else
+        fprintf(stderr, "mpiexec: rank %d (pid %d) was killed by signal %d (%s)\n", r, (int)pid,
+                WTERMSIG(status), strsignal(WTERMSIG(status)));
+}
+
+/* A rank failed. Ranks that merely lost a dead peer exit with
+ * TOYMPI_EXIT_PEER_LOST; wait briefly for the rank that really failed so
+ * that it is the one reported first and whose status is returned. */
+static int report_failure(int r, pid_t pid, int status, int remaining)
+{
+    int fr[8], fs[8], n = 0;
+    pid_t fp[8];
+    fr[n] = r, fp[n] = pid, fs[n++] = status;
+    int primary = -1;
+    if (!(WIFEXITED(status) && WEXITSTATUS(status) == TOYMPI_EXIT_PEER_LOST))
+        primary = 0;
+    for (int waited = 0; primary < 0 && remaining > 0 && waited < 100; waited++) {
+        int st;
+        pid_t p = waitpid(-1, &st, WNOHANG);
+        if (p <= 0) {
+            usleep(10000);
+            continue;
+        }
+        int k = rank_of(p);
+        if (k < 0)
+            continue;
+        pids[k] = 0;
+        remaining--;
+        if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+            continue;
+        if (n < 8) {
+            fr[n] = k, fp[n] = p, fs[n] = st;
+            if (!(WIFEXITED(st) && WEXITSTATUS(st) == TOYMPI_EXIT_PEER_LOST))
+                primary = n;
+            n++;
+        }
+    }
+    if (primary < 0)
+        primary = 0;
+    describe(fr[primary], fp[primary], fs[primary]);
+    for (int i = 0; i < n; i++)
+        if (i != primary)
+            describe(fr[i], fp[i], fs[i]);
+    if (remaining > 0)
+        fprintf(stderr, "mpiexec: killing %d remaining rank(s)\n", remaining);
+    shutdown_job();
+    return failure_code(fs[primary]);
 }
 
 static long parse_num(const char *s, const char *what)
@@ -212,7 +275,7 @@ int main(int argc, char **argv)
 
     if (timeout > 0)
         alarm((unsigned)timeout);
-    int remaining = nranks, exit_code = 0;
+    int remaining = nranks;
     while (remaining > 0) {
         int status;
         pid_t pid = waitpid(-1, &status, 0);
@@ -239,21 +302,7 @@ int main(int argc, char **argv)
         remaining--;
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
             continue;
-        if (WIFEXITED(status)) {
-            exit_code = WEXITSTATUS(status);
-            fprintf(stderr, "mpiexec: rank %d (pid %d) exited with status %d", r, (int)pid,
-                    exit_code);
-        } else {
-            int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-            exit_code = 128 + sig;
-            fprintf(stderr, "mpiexec: rank %d (pid %d) was killed by signal %d (%s)", r, (int)pid,
-                    sig, strsignal(sig));
-        }
-        if (remaining > 0)
-            fprintf(stderr, "; killing %d remaining rank(s)", remaining);
-        fputc('\n', stderr);
-        shutdown_job();
-        return exit_code;
+        return report_failure(r, pid, status, remaining);
     }
-    return exit_code;
+    return 0;
 }
