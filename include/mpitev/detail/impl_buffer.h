@@ -154,6 +154,14 @@ MPITEV__INLINE int mpitev__drain_one(mpitev_source *src, uint64_t h, int cb_safe
     return 0;
 }
 
+/* Report pending drops of src whose position the drain has reached (head). */
+MPITEV__INLINE void mpitev__drain_report(mpitev_source *src, struct mpitev__srcbuf *b, uint64_t head, int cb_safety) {
+    /* acquire: pairs with the release flag stores (drop_mark and counts visible) */
+    if (MPITEV__LIKELY(!atomic_load_explicit(&src->mpitev__drops_pending, memory_order_acquire))) return;
+    uint64_t mark = atomic_load_explicit(&b->drop_mark, memory_order_relaxed);
+    if (mark == MPITEV__NO_MARK || (int64_t)(head - mark) >= 0) mpitev__flush_drops(src, cb_safety);
+}
+
 /* Drain with the claim held. Returns the number of callbacks run. */
 static int mpitev__drain_claimed(mpitev_source *src, struct mpitev__srcbuf *b, int max, int cb_safety) {
     int gp = mpitev__drain_grace_enter(b);
@@ -167,12 +175,9 @@ static int mpitev__drain_claimed(mpitev_source *src, struct mpitev__srcbuf *b, i
     for (int i = 0; max < 0 || i < max; i++) {
         mpitev__rec *r = b->mpsc ? mpitev__mpsc_peek(b, head) : mpitev__spsc_peek(b, head, &limit);
         if (!r) break;
-        if (MPITEV__UNLIKELY(atomic_load_explicit(&src->mpitev__drops_pending, memory_order_acquire))) {
-            /* Report drops that happened before this record was raised (or at an earlier
-             * drain), never ones raised after it: E3, E4 dropped, handler before E5. */
-            uint64_t mark = atomic_load_explicit(&b->drop_mark, memory_order_relaxed);
-            if (mark == MPITEV__NO_MARK || (int64_t)(head - mark) >= 0) mpitev__flush_drops(src, cb_safety);
-        }
+        /* Report drops that happened before this record was raised (or at an earlier
+         * drain), never ones raised after it: E3, E4 dropped, handler before E5. */
+        mpitev__drain_report(src, b, head, cb_safety);
         inst.mpitev__type = r->type;
         inst.mpitev__timestamp = r->ts;
         inst.mpitev__payload = (r->flags & MPITEV__REC_NO_PAYLOAD) ? NULL : mpitev__rec_payload(r);
@@ -181,6 +186,9 @@ static int mpitev__drain_claimed(mpitev_source *src, struct mpitev__srcbuf *b, i
         else mpitev__spsc_consume(b, r, head);
         head++;
     }
+    /* And what is due at the end, so a tool hears of losses without waiting for the
+     * next instance. */
+    mpitev__drain_report(src, b, head, cb_safety);
     mpitev__tls_depth--;
     mpitev__drain_grace_exit(b, gp);
     return delivered;

@@ -1,0 +1,514 @@
+/* Buffered delivery: modes, drain order, wrap-around, full buffer, drop-before-next,
+ * saturation, NULL dropped handler, drains at a level no callback supports, free while
+ * buffered, finalize, unordered sources, records split across registrations. */
+#define MPITEV_IMPLEMENTATION
+#include <mpitev/mpitev.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#define OK(expr) assert_int_equal((expr), MPITEV_SUCCESS)
+
+struct msg { int32_t a; int32_t b; int64_t seq; };
+static const mpitev_element msg_elems[] = {
+    MPITEV_ELEMENT_OF(struct msg, a, MPITEV_INT32),
+    MPITEV_ELEMENT_OF(struct msg, b, MPITEV_INT32),
+    MPITEV_ELEMENT_OF(struct msg, seq, MPITEV_INT64),
+};
+
+static mpitev_type ev, ev_forced, ev_bound;
+static mpitev_source src, src2;
+
+/* A controllable clock. */
+static int64_t clock_value;
+static int64_t test_now(void *ctx) { (void)ctx; return clock_value; }
+static const mpitev_clock test_clock = { test_now, NULL, 1000, INT64_MAX };
+
+/* Log of everything tool code saw, in order: 'E' event (seq), 'D' dropped (count),
+ * 'F' free. */
+typedef struct entry {
+    char kind;
+    int tag;
+    int64_t value;     /* seq, count */
+    int64_t ts;
+    int source;
+    int cb_safety;
+} entry;
+#define LOG_MAX 256
+static entry logv[LOG_MAX];
+static int nlog;
+static void log_add(char k, int tag, int64_t v, int64_t ts, int s, int safety) {
+    assert_true(nlog < LOG_MAX);
+    logv[nlog++] = (entry){ k, tag, v, ts, s, safety };
+}
+
+static void ev_cb(const mpitev_instance *i, mpitev_reg r, int safety, void *ud, mpitev_fnptr e) {
+    (void)r; (void)e;
+    struct msg m;
+    int64_t ts;
+    int s, t;
+    OK(mpitev_instance_copy(i, &m));
+    OK(mpitev_instance_timestamp(i, &ts));
+    OK(mpitev_instance_source(i, &s));
+    OK(mpitev_instance_type(i, &t));
+    int32_t a;
+    OK(mpitev_instance_read(i, 0, &a));
+    assert_int_equal(a, m.a);
+    log_add('E', (int)(intptr_t)ud, m.seq, ts, s, safety);
+}
+static void drop_cb(mpitev_count_t c, mpitev_reg r, int si, int safety, void *ud, mpitev_fnptr e) {
+    (void)r; (void)e;
+    log_add('D', (int)(intptr_t)ud, c, 0, si, safety);
+}
+static void free_cb(mpitev_reg r, int safety, void *ud, mpitev_fnptr e) {
+    (void)r; (void)e;
+    log_add('F', (int)(intptr_t)ud, 0, 0, -1, safety);
+}
+
+static int setup(void **state) {
+    (void)state;
+    nlog = 0;
+    clock_value = 0;
+    memset(&ev, 0, sizeof ev);
+    if (mpitev_init()) return -1;
+    mpitev_type_desc td = { .name = "ev", .elements = msg_elems, .num_elements = 3, .payload_size = sizeof(struct msg) };
+    if (mpitev_type_declare(&ev, &td)) return -1;
+    td.name = "ev_forced";
+    td.flags = MPITEV_TYPE_ALWAYS_BUFFERED;
+    if (mpitev_type_declare(&ev_forced, &td)) return -1;
+    td.name = "ev_bound";
+    td.flags = 0;
+    td.bind = MPITEV_BIND_MPI_COMM;
+    if (mpitev_type_declare(&ev_bound, &td)) return -1;
+    return 0;
+}
+static int teardown(void **state) {
+    (void)state;
+    while (mpitev_initialized()) mpitev_finalize();
+    return 0;
+}
+
+static void declare_src(mpitev_source *s, const char *name, int ordering, uint32_t cap, int by_default) {
+    mpitev_source_desc d = { .name = name, .ordering = ordering, .clock = &test_clock,
+                             .buffer_capacity = cap, .buffered_by_default = by_default };
+    OK(mpitev_source_declare(s, &d));
+}
+
+/* A registration of type t with a callback at level `level` tagged `tag`. */
+static mpitev_reg reg_new(mpitev_type *t, const void *obj, const char *buffered, int level, int tag, int with_drop) {
+    mpitev_reg r;
+    mpitev_kv kv = { "mpitev_buffered", buffered };
+    OK(mpitev_reg_alloc(mpitev_type_index(t), obj, &kv, buffered ? 1 : 0, &r));
+    if (with_drop) OK(mpitev_reg_set_dropped_handler(r, drop_cb, NULL));
+    OK(mpitev_reg_set_callback(r, level, ev_cb, (void *)(intptr_t)tag, NULL, NULL, 0));
+    return r;
+}
+/* The dropped handler gets the user_data of the callback that would run: tag. */
+
+static void raise_seq(mpitev_type *t, mpitev_source *s, int64_t seq) {
+    clock_value = seq * 10;
+    MPITEV_RAISE(t, s, NULL, MPITEV_CB_REQUIRE_NONE, &(struct msg){ (int32_t)seq, 7, seq });
+}
+
+static const char *info_value;
+static int grab_buffered(const char *k, const char *v, void *ctx) {
+    (void)ctx;
+    if (strcmp(k, "mpitev_buffered") == 0) info_value = v;
+    return 0;
+}
+static const char *buffered_info(mpitev_reg r) {
+    info_value = NULL;
+    OK(mpitev_reg_get_info(r, grab_buffered, NULL));
+    return info_value;
+}
+
+/* ---- tests ---- */
+
+static void ordered_basic(void **state) {
+    (void)state;
+    declare_src(&src, "s", MPITEV_SOURCE_ORDERED, 8, 0);
+    mpitev_reg r = reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, 1, 1);
+    for (int i = 1; i <= 3; i++) raise_seq(&ev, &src, i);
+    assert_int_equal(nlog, 0); /* nothing delivered at the raise */
+    assert_int_equal(mpitev_source_drain(&src, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_THREAD_SAFE), 3);
+    assert_int_equal(nlog, 3);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(logv[i].kind, 'E');
+        assert_int_equal(logv[i].value, i + 1);
+        assert_int_equal(logv[i].ts, (i + 1) * 10);
+        assert_int_equal(logv[i].source, mpitev_source_index(&src));
+        assert_int_equal(logv[i].cb_safety, MPITEV_CB_REQUIRE_THREAD_SAFE);
+    }
+    assert_int_equal(mpitev_source_drain(&src, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE), 0);
+    /* max limits the records taken */
+    for (int i = 4; i <= 6; i++) raise_seq(&ev, &src, i);
+    assert_int_equal(mpitev_source_drain(&src, 2, MPITEV_CB_REQUIRE_NONE), 2);
+    assert_int_equal(mpitev_source_drain(&src, 0, MPITEV_CB_REQUIRE_NONE), 0);
+    assert_int_equal(mpitev_source_drain(&src, 5, MPITEV_CB_REQUIRE_NONE), 1);
+    assert_int_equal(logv[5].value, 6);
+    OK(mpitev_reg_free(r, NULL, NULL, NULL));
+}
+
+static void modes_and_info(void **state) {
+    (void)state;
+    declare_src(&src, "plain", MPITEV_SOURCE_ORDERED, 8, 0);
+    declare_src(&src2, "bufdef", MPITEV_SOURCE_ORDERED, 8, 1);
+    mpitev_reg rdef = reg_new(&ev, NULL, NULL, MPITEV_CB_REQUIRE_NONE, 1, 0);
+    mpitev_reg roff = reg_new(&ev, NULL, "false", MPITEV_CB_REQUIRE_NONE, 2, 0);
+    mpitev_reg ron = reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 3, 0);
+    mpitev_reg rforced = reg_new(&ev_forced, NULL, "false", MPITEV_CB_REQUIRE_NONE, 4, 0);
+    assert_string_equal(buffered_info(rdef), "default");
+    assert_string_equal(buffered_info(roff), "false");
+    assert_string_equal(buffered_info(ron), "true");
+    assert_string_equal(buffered_info(rforced), "true"); /* the type forces it */
+    /* The mode is chosen at allocation: set_info cannot change it. */
+    mpitev_kv kv = { "mpitev_buffered", "true" };
+    OK(mpitev_reg_set_info(roff, &kv, 1));
+    assert_string_equal(buffered_info(roff), "false");
+
+    raise_seq(&ev, &src, 1);  /* plain source: default and off immediate, on buffered */
+    assert_int_equal(nlog, 2);
+    assert_int_equal(logv[0].tag + logv[1].tag, 1 + 2);
+    raise_seq(&ev, &src2, 2); /* buffered-by-default source: only off is immediate */
+    assert_int_equal(nlog, 3);
+    assert_int_equal(logv[2].tag, 2);
+    raise_seq(&ev_forced, &src, 3);
+    assert_int_equal(nlog, 3);
+    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 2); /* ron seq 1, forced seq 3 */
+    assert_int_equal(logv[3].tag, 3);
+    assert_int_equal(logv[3].value, 1);
+    assert_int_equal(logv[4].tag, 4);
+    assert_int_equal(mpitev_source_drain(&src2, -1, MPITEV_CB_REQUIRE_NONE), 2); /* rdef, ron: seq 2 */
+    assert_int_equal(logv[5].value, 2);
+    assert_int_equal(logv[6].value, 2);
+    assert_int_equal(logv[5].tag + logv[6].tag, 1 + 3);
+}
+
+static void wrap_around(void **state) {
+    (void)state;
+    declare_src(&src, "s", MPITEV_SOURCE_ORDERED, 4, 0);
+    assert_int_equal(src.mpitev__buf_capacity, 4);
+    reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 1, 1);
+    int64_t seq = 0, expect = 1;
+    for (int round = 0; round < 20; round++) {
+        for (int k = 0; k < 3; k++) raise_seq(&ev, &src, ++seq);
+        nlog = 0;
+        assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 3);
+        for (int k = 0; k < 3; k++) assert_int_equal(logv[k].value, expect++);
+    }
+    assert_true(atomic_load(&src.mpitev__buf->head) == 60); /* wrapped 15 times */
+}
+
+/* E1 E2 buffered, E3 E4 dropped (full), E1 drained, E5 buffered: the handler runs after
+ * E2 (raised before the drops) and before E5 (16.3.8.5). */
+static void full_drop_before_next(void **state) {
+    (void)state;
+    for (int ordering = 0; ordering < 2; ordering++) {
+        mpitev_source *s = ordering ? &src2 : &src;
+        declare_src(s, ordering ? "u" : "o", ordering ? MPITEV_SOURCE_UNORDERED : MPITEV_SOURCE_ORDERED, 2, 0);
+        mpitev_reg r = reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 1, 1);
+        nlog = 0;
+        for (int i = 1; i <= 4; i++) raise_seq(&ev, s, i);
+        assert_int_equal(mpitev_source_drain(s, 1, MPITEV_CB_REQUIRE_NONE), 1);
+        raise_seq(&ev, s, 5);
+        assert_int_equal(mpitev_source_drain(s, -1, MPITEV_CB_REQUIRE_NONE), 2);
+        assert_int_equal(nlog, 4);
+        assert_true(logv[0].kind == 'E' && logv[0].value == 1);
+        assert_true(logv[1].kind == 'E' && logv[1].value == 2);
+        assert_true(logv[2].kind == 'D' && logv[2].value == 2);
+        assert_int_equal(logv[2].source, mpitev_source_index(s));
+        assert_int_equal(logv[2].tag, 1);
+        assert_true(logv[3].kind == 'E' && logv[3].value == 5);
+        OK(mpitev_reg_free(r, NULL, NULL, NULL));
+    }
+}
+
+static void saturation(void **state) {
+    (void)state;
+    declare_src(&src, "s", MPITEV_SOURCE_ORDERED, 2, 0);
+    mpitev_reg r = reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 1, 1);
+    mpitev__slot *slot = mpitev__slot_of(r);
+    assert_non_null(slot);
+    for (int i = 1; i <= 3; i++) raise_seq(&ev, &src, i); /* one drop */
+    /* Test hook: preload the counter close to the top of uint64_t. */
+    atomic_fetch_add(&slot->drops[mpitev_source_index(&src)], UINT64_MAX - 10);
+    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 2);
+    assert_int_equal(nlog, 3);
+    assert_true(logv[2].kind == 'D');
+    assert_true(logv[2].value == MPITEV_COUNT_MAX);
+    /* Reported means reset: the next drop counts from zero. */
+    for (int i = 4; i <= 6; i++) raise_seq(&ev, &src, i);
+    nlog = 0;
+    mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE);
+    assert_int_equal(nlog, 3);
+    assert_true(logv[2].kind == 'D' && logv[2].value == 1);
+}
+
+static void null_handler_stops_recording(void **state) {
+    (void)state;
+    declare_src(&src, "s", MPITEV_SOURCE_ORDERED, 2, 0);
+    mpitev_reg r = reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 1, 0); /* no handler */
+    for (int i = 1; i <= 5; i++) raise_seq(&ev, &src, i); /* 3 dropped, not recorded */
+    OK(mpitev_reg_set_dropped_handler(r, drop_cb, NULL));
+    raise_seq(&ev, &src, 6); /* dropped, recorded */
+    OK(mpitev_reg_set_dropped_handler(r, NULL, NULL));
+    raise_seq(&ev, &src, 7); /* dropped, not recorded; and the earlier one forgotten */
+    OK(mpitev_reg_set_dropped_handler(r, drop_cb, NULL));
+    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 2);
+    raise_seq(&ev, &src, 8);
+    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 1);
+    for (int i = 0; i < nlog; i++) assert_int_equal(logv[i].kind, 'E');
+    assert_int_equal(nlog, 3);
+}
+
+/* The drain states a level above every registered callback: counted dropped; reported
+ * when a drain at a level some callback supports runs, before its first instance. */
+static void drain_above_callback_level(void **state) {
+    (void)state;
+    declare_src(&src, "s", MPITEV_SOURCE_ORDERED, 8, 0);
+    mpitev_reg r = reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 1, 1);
+    raise_seq(&ev, &src, 1);
+    raise_seq(&ev, &src, 2);
+    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE), 0);
+    assert_int_equal(nlog, 0); /* no handler can run at that level either (16.3.8.5) */
+    raise_seq(&ev, &src, 3);
+    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 1);
+    assert_int_equal(nlog, 2);
+    assert_true(logv[0].kind == 'D' && logv[0].value == 2);
+    assert_true(logv[1].kind == 'E' && logv[1].value == 3);
+    /* Callbacks at NONE and ASYNC: a THREAD_SAFE drain uses the ASYNC one. */
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, ev_cb, (void *)(intptr_t)9, NULL, NULL, 0));
+    raise_seq(&ev, &src, 4);
+    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_THREAD_SAFE), 1);
+    assert_int_equal(logv[2].tag, 9);
+    /* Dropped at the drain and never reportable before the free: reported at free,
+     * before the free callback. */
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, NULL, NULL, NULL, NULL, 0));
+    raise_seq(&ev, &src, 5);
+    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_THREAD_SAFE), 0);
+    nlog = 0;
+    OK(mpitev_reg_free(r, (void *)(intptr_t)1, free_cb, NULL));
+    mpitev_progress(MPITEV_CB_REQUIRE_NONE);
+    assert_int_equal(nlog, 2);
+    assert_true(logv[0].kind == 'D' && logv[0].value == 1);
+    assert_true(logv[1].kind == 'F');
+}
+
+/* Free with instances in the buffer: they are discarded by the drain, counted, and
+ * reported before the free callback, which runs once and after them. */
+static void free_while_buffered(void **state) {
+    (void)state;
+    declare_src(&src, "s", MPITEV_SOURCE_ORDERED, 8, 0);
+    declare_src(&src2, "u", MPITEV_SOURCE_UNORDERED, 8, 0);
+    mpitev_reg r = reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 1, 1);
+    mpitev_reg keep = reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 2, 0);
+    for (int i = 1; i <= 3; i++) raise_seq(&ev, &src, i);
+    raise_seq(&ev, &src2, 4);
+    OK(mpitev_reg_free(r, (void *)(intptr_t)1, free_cb, NULL));
+    assert_int_equal(mpitev_reg_is_valid(r), 0);
+    mpitev_progress(MPITEV_CB_REQUIRE_NONE);
+    assert_int_equal(nlog, 0); /* waits for the drains */
+    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 3); /* keep's */
+    for (int i = 0; i < nlog; i++) assert_int_equal(logv[i].tag, 2);
+    int before = nlog;
+    mpitev_progress(MPITEV_CB_REQUIRE_NONE);
+    assert_int_equal(nlog, before); /* src2 not drained yet */
+    assert_int_equal(mpitev_source_drain(&src2, -1, MPITEV_CB_REQUIRE_NONE), 1);
+    /* the drain ran the completion: drops (3 on src, 1 on src2), then free */
+    assert_int_equal(nlog, before + 1 + 3);
+    int64_t dropped = 0;
+    for (int i = before; i < nlog - 1; i++) {
+        assert_true(logv[i].kind == 'D' || (logv[i].kind == 'E' && logv[i].tag == 2));
+        if (logv[i].kind == 'D') dropped += logv[i].value;
+    }
+    assert_int_equal(dropped, 4);
+    assert_true(logv[nlog - 1].kind == 'F');
+    /* The slot can be reused; old records would not reach the new registration. */
+    mpitev_reg r2 = reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 3, 1);
+    raise_seq(&ev, &src, 9);
+    nlog = 0;
+    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 2);
+    OK(mpitev_reg_free(r2, NULL, NULL, NULL));
+    OK(mpitev_reg_free(keep, NULL, NULL, NULL));
+}
+
+static void free_immediate_registration_not_delayed(void **state) {
+    (void)state;
+    declare_src(&src, "s", MPITEV_SOURCE_ORDERED, 8, 0);
+    mpitev_reg b = reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 1, 0);
+    mpitev_reg i = reg_new(&ev, NULL, "false", MPITEV_CB_REQUIRE_NONE, 2, 0);
+    raise_seq(&ev, &src, 1); /* one record for b stays in the buffer */
+    nlog = 0;
+    OK(mpitev_reg_free(i, (void *)(intptr_t)2, free_cb, NULL));
+    assert_int_equal(nlog, 1); /* no drain needed */
+    assert_true(logv[0].kind == 'F');
+    OK(mpitev_reg_free(b, (void *)(intptr_t)1, free_cb, NULL));
+    assert_int_equal(nlog, 1);
+    mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE);
+    assert_int_equal(nlog, 2);
+    assert_true(logv[1].kind == 'F');
+}
+
+static void finalize_drains(void **state) {
+    (void)state;
+    declare_src(&src, "s", MPITEV_SOURCE_UNORDERED, 8, 0);
+    mpitev_reg r = reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 1, 1);
+    for (int i = 1; i <= 10; i++) raise_seq(&ev, &src, i); /* 8 buffered, 2 dropped */
+    OK(mpitev_reg_free(r, (void *)(intptr_t)1, free_cb, NULL));
+    mpitev_reg r2 = reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 2, 0);
+    raise_seq(&ev, &src, 11); /* full: r2 drop not recorded (no handler) */
+    OK(mpitev_finalize());
+    /* r's 8 buffered records were discarded (it is freed): 10 drops in all, reported
+     * before its free callback; r2 got nothing (buffer full at its raise). */
+    int64_t d = 0;
+    int sawf = 0;
+    for (int i = 0; i < nlog; i++) {
+        assert_true(logv[i].kind != 'E');
+        if (logv[i].kind == 'D') { assert_false(sawf); d += logv[i].value; }
+        if (logv[i].kind == 'F') sawf++;
+    }
+    assert_int_equal(d, 10);
+    assert_int_equal(sawf, 1);
+    (void)r2;
+}
+
+static void finalize_delivers_live(void **state) {
+    (void)state;
+    declare_src(&src, "s", MPITEV_SOURCE_ORDERED, 8, 0);
+    reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 1, 1);
+    raise_seq(&ev, &src, 1);
+    raise_seq(&ev, &src, 2);
+    OK(mpitev_finalize());
+    assert_int_equal(nlog, 2);
+    assert_true(logv[0].kind == 'E' && logv[1].kind == 'E' && logv[1].value == 2);
+}
+
+static void many_registrations_split(void **state) {
+    (void)state;
+    declare_src(&src, "s", MPITEV_SOURCE_ORDERED, 16, 0);
+    for (int t = 0; t < 10; t++) reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 100 + t, 1);
+    raise_seq(&ev, &src, 1);
+    raise_seq(&ev, &src, 2);
+    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 20);
+    int seen[2][10] = { { 0 } };
+    for (int i = 0; i < nlog; i++) {
+        assert_true(logv[i].kind == 'E');
+        seen[logv[i].value - 1][logv[i].tag - 100]++;
+        if (i >= 10) assert_int_equal(logv[i].value, 2); /* raise order kept */
+    }
+    for (int t = 0; t < 10; t++) assert_true(seen[0][t] == 1 && seen[1][t] == 1);
+    /* Full in the middle of an instance: the registrations of records that fit get it,
+     * the others count a drop. 3 records per instance, capacity 16: 5 instances and
+     * the first record (4 registrations) of the sixth fit; 6 registrations drop. */
+    nlog = 0;
+    for (int i = 0; i < 6; i++) raise_seq(&ev, &src, 10 + i);
+    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 5 * 10 + 4);
+    int64_t dropped = 0;
+    for (int i = 0; i < nlog; i++) if (logv[i].kind == 'D') dropped += logv[i].value;
+    assert_int_equal(dropped, 6);
+}
+
+static void bound_objects(void **state) {
+    (void)state;
+    declare_src(&src, "s", MPITEV_SOURCE_ORDERED, 8, 0);
+    int comm_a, comm_b;
+    reg_new(&ev_bound, &comm_a, "true", MPITEV_CB_REQUIRE_NONE, 1, 0);
+    MPITEV_RAISE(&ev_bound, &src, &comm_b, MPITEV_CB_REQUIRE_NONE, &(struct msg){ 1, 1, 1 });
+    MPITEV_RAISE(&ev_bound, &src, &comm_a, MPITEV_CB_REQUIRE_NONE, &(struct msg){ 2, 2, 2 });
+    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 1);
+    assert_int_equal(logv[0].value, 2);
+}
+
+static void payload_too_large(void **state) {
+    (void)state;
+    mpitev_source_desc d = { .name = "small", .ordering = MPITEV_SOURCE_ORDERED, .buffer_capacity = 4,
+                             .buffer_record_size = 8 };
+    OK(mpitev_source_declare(&src, &d));
+    assert_int_equal(src.mpitev__buf_record_size, 8);
+    reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 1, 1);
+    raise_seq(&ev, &src, 1);
+    MPITEV_RAISE(&ev, &src, NULL, MPITEV_CB_REQUIRE_NONE, NULL); /* fine w/o payload too */
+    /* Nothing to deliver, but the drain reports the losses at its end. */
+    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 0);
+    assert_true(nlog == 1 && logv[0].kind == 'D' && logv[0].value == 2);
+}
+
+static int nested_rc = 99;
+static void draining_cb(const mpitev_instance *i, mpitev_reg r, int s, void *u, mpitev_fnptr e) {
+    (void)i; (void)r; (void)u; (void)e;
+    nested_rc = mpitev_source_drain(&src, -1, s);
+    log_add('E', 0, 0, 0, 0, s);
+}
+static void nested_drain_loses_claim(void **state) {
+    (void)state;
+    declare_src(&src, "s", MPITEV_SOURCE_ORDERED, 8, 0);
+    mpitev_reg r;
+    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, &(mpitev_kv){ "mpitev_buffered", "true" }, 1, &r));
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, draining_cb, NULL, NULL, NULL, 0));
+    raise_seq(&ev, &src, 1);
+    raise_seq(&ev, &src, 2);
+    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 2);
+    assert_int_equal(nested_rc, 0);
+}
+
+static void bad_arguments(void **state) {
+    (void)state;
+    assert_int_equal(mpitev_source_drain(NULL, -1, 0), -MPITEV_ERR_INVALID_ARG);
+    mpitev_source undeclared;
+    memset(&undeclared, 0, sizeof undeclared);
+    assert_int_equal(mpitev_source_drain(&undeclared, -1, 0), -MPITEV_ERR_INVALID_ARG);
+    declare_src(&src, "s", MPITEV_SOURCE_ORDERED, 8, 0);
+    assert_int_equal(mpitev_source_drain(&src, -1, -1), -MPITEV_ERR_INVALID_ARG);
+    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_LEVELS), -MPITEV_ERR_INVALID_ARG);
+    mpitev_source_desc d = { .name = "huge", .buffer_capacity = (1u << 24) + 1 };
+    assert_int_equal(mpitev_source_declare(&src2, &d), MPITEV_ERR_INVALID_ARG);
+    assert_int_equal(mpitev_source_index(&src2), -1);
+    OK(mpitev_finalize());
+    assert_int_equal(mpitev_source_drain(&src, -1, 0), -MPITEV_ERR_NOT_INITIALIZED);
+}
+
+static void tsc_clock(void **state) {
+    (void)state;
+    const mpitev_clock *c = mpitev_clock_tsc();
+    if (!c) { skip(); return; }
+    assert_true(c->ticks_per_second > 1000000);
+    assert_non_null(c->now);
+    mpitev_source_desc d = { .name = "tsc", .clock = c };
+    OK(mpitev_source_declare(&src, &d));
+    mpitev_source_info info;
+    OK(mpitev_source_get_info(mpitev_source_index(&src), &info));
+    assert_true(info.ticks_per_second == c->ticks_per_second);
+    int64_t a, b;
+    OK(mpitev_source_get_timestamp(mpitev_source_index(&src), &a));
+    OK(mpitev_source_get_timestamp(mpitev_source_index(&src), &b));
+    assert_true(b >= a);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(ordered_basic, setup, teardown),
+        cmocka_unit_test_setup_teardown(modes_and_info, setup, teardown),
+        cmocka_unit_test_setup_teardown(wrap_around, setup, teardown),
+        cmocka_unit_test_setup_teardown(full_drop_before_next, setup, teardown),
+        cmocka_unit_test_setup_teardown(saturation, setup, teardown),
+        cmocka_unit_test_setup_teardown(null_handler_stops_recording, setup, teardown),
+        cmocka_unit_test_setup_teardown(drain_above_callback_level, setup, teardown),
+        cmocka_unit_test_setup_teardown(free_while_buffered, setup, teardown),
+        cmocka_unit_test_setup_teardown(free_immediate_registration_not_delayed, setup, teardown),
+        cmocka_unit_test_setup_teardown(finalize_drains, setup, teardown),
+        cmocka_unit_test_setup_teardown(finalize_delivers_live, setup, teardown),
+        cmocka_unit_test_setup_teardown(many_registrations_split, setup, teardown),
+        cmocka_unit_test_setup_teardown(bound_objects, setup, teardown),
+        cmocka_unit_test_setup_teardown(payload_too_large, setup, teardown),
+        cmocka_unit_test_setup_teardown(nested_drain_loses_claim, setup, teardown),
+        cmocka_unit_test_setup_teardown(bad_arguments, setup, teardown),
+        cmocka_unit_test_setup_teardown(tsc_clock, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
