@@ -176,6 +176,7 @@ static void rich_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, 
     assert_int_equal(buf[sizeof(struct rich)], 0xee); /* nothing beyond the extent */
     mpitev_type_info info;
     OK(mpitev_type_get_info(mpitev_type_index(&ev_rich), &info));
+    assert_int_equal(buf[info.extent], 0xee); /* not even the struct's trailing padding */
     for (int i = 0; i < info.num_elements; i++)
         assert_memory_equal(buf + info.displacements[i], (const unsigned char *)want + info.displacements[i], info.sizes[i]);
     assert_int_equal(mpitev_instance_copy(inst, NULL), MPITEV_ERR_INVALID_ARG);

@@ -89,8 +89,12 @@ static int mpitev__layout(const mpitev_type_desc *d, size_t *disp, size_t *size,
         off += size[i];
         if (a > maxalign) maxalign = a;
     }
-    *extent = (off + maxalign - 1) & ~(maxalign - 1);
-    if (d->payload_size != 0 && d->payload_size != *extent) return MPITEV_ERR_INVALID_ARG;
+    /* The extent ends with the last element: it is what a tool computes from the
+     * displacements and datatypes (16.3.8.6), so copy never writes past it. The raise
+     * site's struct may be longer by its trailing padding, the rounded size below. */
+    *extent = off;
+    size_t struct_size = (off + maxalign - 1) & ~(maxalign - 1);
+    if (d->payload_size != 0 && d->payload_size != struct_size) return MPITEV_ERR_INVALID_ARG;
     return MPITEV_SUCCESS;
 }
 

@@ -129,7 +129,8 @@ typedef struct mpitev_type_desc {
     const mpitev_enum *enumtype;   /* may be NULL */
     int num_elements;              /* 0..MPITEV_MAX_ELEMENTS */
     const mpitev_element *elements;
-    size_t payload_size;           /* 0, or sizeof the raise site's struct: checked */
+    size_t payload_size;           /* 0, or sizeof the raise site's struct: checked
+                                    * against the natural layout incl. trailing padding */
     unsigned flags;                /* MPITEV_TYPE_* */
 } mpitev_type_desc;
 
@@ -200,7 +201,8 @@ typedef struct mpitev_type_info {
     const mpitev_element *elements;
     const size_t *displacements;   /* ascending, first 0 */
     const size_t *sizes;           /* bytes of each element */
-    size_t extent;                 /* bytes mpitev_instance_copy writes */
+    size_t extent;                 /* bytes mpitev_instance_copy writes: the end of the
+                                    * last element (no trailing struct padding) */
     unsigned flags;
 } mpitev_type_info;
 
