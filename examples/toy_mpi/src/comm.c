@@ -20,6 +20,7 @@
 static toympi_comm_t **comms; /* index -> comm; 0 = MPI_COMM_NULL */
 static int comms_cap;
 static uint64_t ctx_used[CTX_WORDS];
+static uint64_t next_ev_key = TOYMPI_EV_KEY_SELF + 1; /* 1, 2: the predefined ones */
 
 static void ctx_mark(uint32_t ctx, int used)
 {
@@ -76,14 +77,16 @@ static toympi_comm_t *comm_new(int fixed_index, uint32_t ctx, int rank, int size
     c->size = size;
     c->world_ranks = toympi_calloc((size_t)size, sizeof(int));
     c->errhandler = MPI_ERRORS_ARE_FATAL;
+    c->ev_key = idx == 1 ? TOYMPI_EV_KEY_WORLD : idx == 2 ? TOYMPI_EV_KEY_SELF : next_ev_key++;
     comms[idx] = c;
     ctx_mark(ctx, 1);
     return c;
 }
 
-static void comm_delete(toympi_comm_t *c)
+/* cb_safety: of the comm_free event (events.h) */
+static void comm_delete(toympi_comm_t *c, int cb_safety)
 {
-    toympi_ev_comm_free(c);
+    toympi_ev_comm_free(c, cb_safety);
     ctx_mark(c->context_id, 0);
     toympi_errhandler_unref(c->errhandler);
     comms[c->index] = NULL;
@@ -100,16 +103,17 @@ int toympi_comm_init_world(void)
     toympi_comm_t *s = comm_new(2, 2, 0, 1);
     s->world_ranks[0] = toympi_g.world_rank;
     strcpy(s->name, "MPI_COMM_SELF");
-    toympi_ev_comm_create(w);
-    toympi_ev_comm_create(s);
+    /* inside MPI_Init: MPI is not usable yet, so a callback may not call it */
+    toympi_ev_comm_create(w, MPITEV_CB_REQUIRE_MPI_RESTRICTED);
+    toympi_ev_comm_create(s, MPITEV_CB_REQUIRE_MPI_RESTRICTED);
     return MPI_SUCCESS;
 }
 
 void toympi_comm_finalize(void)
 {
     for (int i = 1; i < comms_cap; i++)
-        if (comms[i])
-            comm_delete(comms[i]);
+        if (comms[i]) /* inside MPI_Finalize: MPI is no longer usable */
+            comm_delete(comms[i], MPITEV_CB_REQUIRE_MPI_RESTRICTED);
     free(comms);
     comms = NULL;
     comms_cap = 0;
@@ -173,7 +177,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     memcpy(n->world_ranks, c->world_ranks, (size_t)c->size * sizeof(int));
     n->errhandler = c->errhandler;
     toympi_errhandler_ref(n->errhandler);
-    toympi_ev_comm_create(n);
+    toympi_ev_comm_create(n, MPITEV_CB_REQUIRE_NONE); /* complete; nothing held */
     *newcomm = toympi_comm_handle(n);
     return MPI_SUCCESS;
 }
@@ -231,7 +235,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     toympi_errhandler_ref(nc->errhandler);
     free(e);
     free(all);
-    toympi_ev_comm_create(nc);
+    toympi_ev_comm_create(nc, MPITEV_CB_REQUIRE_NONE); /* complete; nothing held */
     *newcomm = toympi_comm_handle(nc);
     return MPI_SUCCESS;
 }
@@ -248,7 +252,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
     if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
         return toympi_err(*comm, MPI_ERR_COMM, "MPI_Comm_free",
                           "cannot free a predefined communicator");
-    comm_delete(c);
+    comm_delete(c, MPITEV_CB_REQUIRE_NONE); /* API entry: the comm is still intact */
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }

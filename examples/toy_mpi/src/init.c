@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "events.h"
 #include "progress.h"
 #include "protocol.h"
 #include "transport.h"
@@ -18,6 +19,7 @@
 #define TOYMPI_DEFAULT_EAGER_LIMIT 8192
 
 toympi_global_t toympi_g = {.world_size = 1};
+static int events_ref; /* MPI_Init's reference on the MPI_T events (events.c) */
 
 _Noreturn void toympi_abort_job(int errorcode, const char *why)
 {
@@ -108,6 +110,10 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     if (provided)
         *provided = toympi_g.thread_level;
     signal(SIGPIPE, SIG_IGN);
+    /* MPI_T events: first, so MPI_COMM_WORLD's comm_create is raised (a tool may have
+     * registered on it after MPI_T_init_thread); events are optional, a failure only
+     * means there are none (the reason was printed). */
+    events_ref = toympi_events_init() == MPITEV_SUCCESS;
     toympi_transport_init();
     toympi_comm_init_world();
     toympi_g.initialized = 1;
@@ -143,6 +149,9 @@ TOYMPI_WEAK(Finalized)
 int PMPI_Finalize(void)
 {
     TOYMPI_CHECK_INIT("MPI_Finalize");
+    /* Deliver what the engine buffered while MPI is still fully usable: the application
+     * has stopped calling MPI and nothing internal is held, so tool code may call MPI. */
+    toympi_events_drain(MPITEV_CB_REQUIRE_NONE);
     /* From here on, a peer closing its connection is expected. */
     toympi_g.finalizing = 1;
     toympi_barrier_impl(toympi_comm_get(MPI_COMM_WORLD));
@@ -151,6 +160,12 @@ int PMPI_Finalize(void)
     toympi_comm_finalize();
     toympi_request_finalize();
     toympi_g.finalized = 1;
+    /* The final barrier's engine events: MPI is gone, so tool code may not call it. */
+    toympi_events_drain(MPITEV_CB_REQUIRE_MPI_RESTRICTED);
+    if (events_ref) { /* the last reference (no tool holds MPI_T) finalizes mpitev */
+        events_ref = 0;
+        toympi_events_finalize();
+    }
     return MPI_SUCCESS;
 }
 TOYMPI_WEAK(Finalize)

@@ -26,6 +26,7 @@ typedef struct toympi_unexpected {
     void *payload;     /* eager: buffered payload (malloc) */
     int payload_ready; /* eager: all payload bytes have arrived */
     toympi_request_t *claimed; /* receive that matched while payload in flight */
+    uint64_t seq;      /* arrival number (MPI_T events) */
     struct toympi_unexpected *next;
 } toympi_unexpected_t;
 

@@ -1,18 +1,40 @@
-/* mpit.c -- MPI tool information interface: initialization only (phase 1).
- * MPI_T_init_thread / MPI_T_finalize are reference counted and independent
- * of MPI_Init/MPI_Finalize (MPI-4.1 §15.3.4). The event, source, enum and
- * category functions declared in mpi.h are implemented in phase 2 on top of
- * mpitev. */
+/* mpit.c -- MPI tool information interface.
+ *
+ * MPI_T_init_thread / MPI_T_finalize are reference counted and independent of
+ * MPI_Init/MPI_Finalize (MPI-4.1 §15.3.4). The 18 event and source functions of §16.3.8
+ * come from the mpitev adapter, instantiated in this translation unit (the one TU that
+ * has MPITEV_IMPLEMENTATION and MPITEV_ADAPTER_IMPLEMENTATION); the enum and category
+ * functions are written here over the tables of events.c. The toy has no control or
+ * performance variables.
+ *
+ * Conventions (the adapter's, docs/adapter-guide.md section 6, kept for these too):
+ * MPI_T_ERR_NOT_INITIALIZED first, then index/handle errors, then other arguments;
+ * strings follow MPI-3.1 §14.3.3 (the length returned is always the string length plus
+ * one; NULL buffer or length 0 is a length query; NULL length ignores the buffer; a
+ * negative length with a buffer is MPI_T_ERR_INVALID); nothing is written on failure. */
 #include "toympi_internal.h"
+
+#include <limits.h>
+#include <string.h>
+
+#include "events.h"
 
 static int mpit_refcount;
 
+/* ------------------------------------------------------------- init / finalize */
 int PMPI_T_init_thread(int required, int *provided)
 {
     if (!provided)
         return MPI_T_ERR_INVALID;
     if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
         return MPI_T_ERR_INVALID;
+    /* Events must be visible before MPI_Init: whichever of MPI_T_init_thread and
+     * MPI_Init comes first initialises mpitev and declares (events.c). */
+    int rc = toympi_events_init();
+    if (rc == MPITEV_ERR_NO_MEM)
+        return MPI_T_ERR_MEMORY;
+    if (rc)
+        return MPI_T_ERR_CANNOT_INIT;
     mpit_refcount++;
     *provided = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
     return MPI_SUCCESS;
@@ -24,6 +46,184 @@ int PMPI_T_finalize(void)
     if (mpit_refcount == 0)
         return MPI_T_ERR_NOT_INITIALIZED;
     mpit_refcount--;
+    toympi_events_finalize();
     return MPI_SUCCESS;
 }
 TOYMPI_WEAK(T_finalize)
+
+/* ------------------------------------------------------------- the adapter */
+#define MPITEV_ADAPTER_T_INITIALIZED() (mpit_refcount > 0)
+
+/* Object key for MPI_T_event_handle_alloc: a communicator's ev_key, the key every raise
+ * site passes (events.h). The predefined communicators have fixed keys, so a tool may
+ * register on them before MPI_Init and after MPI_Finalize. */
+static int toympi_event_key(int bind, void *obj_handle, const void **key)
+{
+    if (bind != MPITEV_BIND_MPI_COMM)
+        return MPI_T_ERR_INVALID; /* every toy event type binds to MPI_Comm */
+    MPI_Comm h = *(const MPI_Comm *)obj_handle;
+    if (h == MPI_COMM_WORLD) {
+        *key = (const void *)(uintptr_t)TOYMPI_EV_KEY_WORLD;
+        return MPI_SUCCESS;
+    }
+    if (h == MPI_COMM_SELF) {
+        *key = (const void *)(uintptr_t)TOYMPI_EV_KEY_SELF;
+        return MPI_SUCCESS;
+    }
+    const toympi_comm_t *c = toympi_comm_get(h);
+    if (!c)
+        return MPI_T_ERR_INVALID_HANDLE; /* MPI_COMM_NULL, freed, or not a communicator */
+    *key = TOYMPI_EV_KEY(c);
+    return MPI_SUCCESS;
+}
+#define MPITEV_ADAPTER_OBJECT_KEY(b, h, k) toympi_event_key((b), (h), (k))
+
+/* MPI_T_enum handles: a tag in the high byte and the enum's index + 1, never a pointer,
+ * so the handle of an event type's enum is the same number in every process (16.3.8.3:
+ * enumtype must be identical for equivalent event names across connected processes). */
+#define TOYMPI_T_ENUM_TAG 0x7e000000u
+static MPI_T_enum enum_handle(int index)
+{
+    return (MPI_T_enum)(uintptr_t)(TOYMPI_T_ENUM_TAG | (unsigned)(index + 1));
+}
+static const mpitev_enum *enum_lookup(MPI_T_enum h)
+{
+    uintptr_t v = (uintptr_t)h;
+    if ((v & 0xff000000u) != TOYMPI_T_ENUM_TAG || v > 0xffffffffu)
+        return NULL;
+    return toympi_events_enum((int)(v & 0x00ffffffu) - 1);
+}
+static MPI_T_enum enum_of(const mpitev_enum *e)
+{
+    int i = toympi_events_enum_index(e);
+    return i < 0 ? MPI_T_ENUM_NULL : enum_handle(i);
+}
+#define MPITEV_ADAPTER_ENUM(e) enum_of(e)
+
+#define MPITEV_IMPLEMENTATION
+#define MPITEV_ADAPTER_IMPLEMENTATION
+#include <mpitev/adapter.h>
+
+/* ------------------------------------------------------------- strings (§14.3.3) */
+static int str_ok(const char *buf, const int *len) { return !(len && buf && *len < 0); }
+static void str_out(const char *s, char *buf, int *len)
+{
+    if (!len)
+        return;
+    size_t n = strlen(s);
+    if (n > (size_t)INT_MAX - 1)
+        n = (size_t)INT_MAX - 1;
+    if (buf && *len > 0) {
+        size_t k = n < (size_t)(*len - 1) ? n : (size_t)(*len - 1);
+        memcpy(buf, s, k);
+        buf[k] = '\0';
+    }
+    *len = (int)n + 1;
+}
+
+#define T_CHECK_INIT()                                                                     \
+    do {                                                                                   \
+        if (mpit_refcount == 0)                                                            \
+            return MPI_T_ERR_NOT_INITIALIZED;                                              \
+    } while (0)
+
+/* ------------------------------------------------------------- enums (§14.3.5) */
+int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
+{
+    T_CHECK_INIT();
+    const mpitev_enum *e = enum_lookup(enumtype);
+    if (!e)
+        return MPI_T_ERR_INVALID_INDEX; /* "the enumeration index is invalid" */
+    if (!num || !str_ok(name, name_len))
+        return MPI_T_ERR_INVALID;
+    *num = e->num_items;
+    str_out(e->name, name, name_len);
+    return MPI_SUCCESS;
+}
+TOYMPI_WEAK(T_enum_get_info)
+
+int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len)
+{
+    T_CHECK_INIT();
+    const mpitev_enum *e = enum_lookup(enumtype);
+    if (!e)
+        return MPI_T_ERR_INVALID_INDEX;
+    if (index < 0 || index >= e->num_items)
+        return MPI_T_ERR_INVALID_ITEM;
+    if (!value || !str_ok(name, name_len))
+        return MPI_T_ERR_INVALID;
+    *value = e->items[index].value;
+    str_out(e->items[index].name, name, name_len);
+    return MPI_SUCCESS;
+}
+TOYMPI_WEAK(T_enum_get_item)
+
+/* ------------------------------------------------------------- categories (§14.3.8) */
+int PMPI_T_category_get_num(int *num_cat)
+{
+    T_CHECK_INIT();
+    if (!num_cat)
+        return MPI_T_ERR_INVALID;
+    *num_cat = toympi_events_num_categories();
+    return MPI_SUCCESS;
+}
+TOYMPI_WEAK(T_category_get_num)
+
+/* NULL OUT arguments are ignored, as the standard says for this function. */
+int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len,
+                             int *num_cvars, int *num_pvars, int *num_categories)
+{
+    T_CHECK_INIT();
+    const toympi_category_t *c = toympi_events_category(cat_index);
+    if (!c)
+        return MPI_T_ERR_INVALID_INDEX;
+    if (!str_ok(name, name_len) || !str_ok(desc, desc_len))
+        return MPI_T_ERR_INVALID;
+    str_out(c->name, name, name_len);
+    str_out(c->desc, desc, desc_len);
+    if (num_cvars)
+        *num_cvars = 0;
+    if (num_pvars)
+        *num_pvars = 0;
+    if (num_categories)
+        *num_categories = 0;
+    return MPI_SUCCESS;
+}
+TOYMPI_WEAK(T_category_get_info)
+
+int PMPI_T_category_get_index(const char *name, int *cat_index)
+{
+    T_CHECK_INIT();
+    if (!name || !cat_index)
+        return MPI_T_ERR_INVALID;
+    for (int i = 0; i < toympi_events_num_categories(); i++) {
+        if (strcmp(toympi_events_category(i)->name, name) == 0) {
+            *cat_index = i;
+            return MPI_SUCCESS;
+        }
+    }
+    return MPI_T_ERR_INVALID_NAME;
+}
+TOYMPI_WEAK(T_category_get_index)
+
+/* The event types of a category come from mpitev by category name (the adapter's
+ * helpers), so a type declared later (a component loaded late) shows up by itself. */
+int PMPI_T_category_get_num_events(int cat_index, int *num_events)
+{
+    T_CHECK_INIT();
+    const toympi_category_t *c = toympi_events_category(cat_index);
+    if (!c)
+        return MPI_T_ERR_INVALID_INDEX;
+    return mpitev_adapter_category_num_events(c->name, num_events);
+}
+TOYMPI_WEAK(T_category_get_num_events)
+
+int PMPI_T_category_get_events(int cat_index, int len, int indices[])
+{
+    T_CHECK_INIT();
+    const toympi_category_t *c = toympi_events_category(cat_index);
+    if (!c)
+        return MPI_T_ERR_INVALID_INDEX;
+    return mpitev_adapter_category_events(c->name, len, indices, NULL);
+}
+TOYMPI_WEAK(T_category_get_events)

@@ -10,6 +10,10 @@
 
 static toympi_posted_queue_t posted;
 static toympi_unexpected_queue_t unexpected;
+static uint64_t arrivals; /* envelopes that arrived: their seq numbers (MPI_T events) */
+
+/* Every toympi_ev_* call in this file is a matching-engine event: engine source, raised
+ * at MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, always buffered (events.h). */
 
 static uint64_t req_id(const toympi_request_t *r) { return (uint64_t)(uintptr_t)r; }
 static toympi_request_t *req_from_id(uint64_t id) { return (toympi_request_t *)(uintptr_t)id; }
@@ -42,14 +46,14 @@ void toympi_proto_start_send(toympi_request_t *r)
     f->hdr.tag = r->tag;
     f->hdr.bytes = r->bytes;
     f->hdr.sreq = req_id(r);
-    toympi_ev_rendezvous(r->context_id, 0, r->peer_world);
+    toympi_ev_rendezvous(r, TOYMPI_RNDV_RTS_SENT);
     toympi_transport_send(r->peer_world, f);
 }
 
 static void on_cts(toympi_conn_t *conn, const toympi_wire_hdr_t *h)
 {
     toympi_request_t *s = req_from_id(h->sreq);
-    toympi_ev_rendezvous(s->context_id, 2, conn->peer);
+    toympi_ev_rendezvous(s, TOYMPI_RNDV_CTS_RECEIVED);
     toympi_frame_t *f = toympi_frame_new(TOYMPI_PKT_DATA);
     f->hdr.context_id = s->context_id;
     f->hdr.src = s->src;
@@ -85,7 +89,7 @@ static void send_cts(int peer_world, uint64_t sreq, toympi_request_t *r)
     f->hdr.context_id = r->context_id;
     f->hdr.sreq = sreq;
     f->hdr.rreq = req_id(r);
-    toympi_ev_rendezvous(r->context_id, 1, peer_world);
+    toympi_ev_rendezvous(r, TOYMPI_RNDV_CTS_SENT);
     toympi_transport_send(peer_world, f);
 }
 
@@ -117,12 +121,13 @@ static void on_envelope(toympi_conn_t *conn, const toympi_wire_hdr_t *h)
 {
     int eager = h->type == TOYMPI_PKT_EAGER;
     size_t bytes = (size_t)h->bytes;
-    toympi_ev_message_arrived(h->context_id, h->src, h->tag, bytes);
-    toympi_ev_search_posted_begin(h->context_id, h->src, h->tag);
+    uint64_t seq = ++arrivals;
+    toympi_ev_message_arrived(h->context_id, h->src, h->tag, bytes, !eager, seq);
+    toympi_ev_search_posted_begin(h->context_id, h->src, h->tag, posted.length, seq);
     toympi_request_t *r = toympi_posted_match(&posted, h->context_id, h->src, h->tag);
-    toympi_ev_search_posted_end(h->context_id, h->src, h->tag, r != NULL);
+    toympi_ev_search_posted_end(h->context_id, h->src, h->tag, posted.length, seq, r);
     if (r) {
-        toympi_ev_posted_remove(r);
+        toympi_ev_posted_remove(r, posted.length);
         set_recv_status(r, h->src, h->tag, bytes);
         if (!eager) {
             r->sync = 1; /* remember: this receive goes through rendezvous */
@@ -144,8 +149,9 @@ static void on_envelope(toympi_conn_t *conn, const toympi_wire_hdr_t *h)
     u->peer_world = conn->peer;
     u->bytes = bytes;
     u->sreq_id = h->sreq;
+    u->seq = seq;
     toympi_unexpected_append(&unexpected, u);
-    toympi_ev_unexpected_insert(u);
+    toympi_ev_unexpected_insert(u, unexpected.length);
     if (eager) {
         if (bytes == 0) {
             u->payload_ready = 1;
@@ -187,16 +193,16 @@ void toympi_proto_on_header(toympi_conn_t *conn, const toympi_wire_hdr_t *h)
 
 void toympi_proto_start_recv(toympi_request_t *r)
 {
-    toympi_ev_search_unexpected_begin(r);
+    toympi_ev_search_unexpected_begin(r, unexpected.length);
     toympi_unexpected_t *u =
         toympi_unexpected_match(&unexpected, r->context_id, r->src, r->tag, 1);
-    toympi_ev_search_unexpected_end(r, u != NULL);
+    toympi_ev_search_unexpected_end(r, unexpected.length, u);
     if (!u) {
         toympi_posted_append(&posted, r);
-        toympi_ev_posted_insert(r);
+        toympi_ev_posted_insert(r, posted.length);
         return;
     }
-    toympi_ev_unexpected_remove(u);
+    toympi_ev_unexpected_remove(u, unexpected.length);
     set_recv_status(r, u->src, u->tag, u->bytes);
     if (u->kind == TOYMPI_UX_RTS) {
         r->sync = 1;
@@ -206,6 +212,7 @@ void toympi_proto_start_recv(toympi_request_t *r)
     }
     if (!u->payload_ready) {
         u->claimed = r; /* unexpected_payload_done finishes the job */
+        toympi_ev_transfer_begin(r, 0, 0); /* the rest of the payload goes to r */
         return;
     }
     toympi_ev_transfer_begin(r, 0, 0);
@@ -221,7 +228,7 @@ int toympi_proto_cancel_recv(toympi_request_t *r)
 {
     if (!toympi_posted_remove(&posted, r))
         return 0;
-    toympi_ev_posted_remove(r);
+    toympi_ev_posted_remove(r, posted.length);
     r->status.toympi_cancelled = 1;
     r->status.MPI_SOURCE = MPI_ANY_SOURCE;
     r->status.MPI_TAG = MPI_ANY_TAG;

@@ -24,6 +24,7 @@ toympi_request_t *toympi_isend(const toympi_comm_t *c, uint32_t ctx, const void 
         r->complete = 1;
         return r;
     }
+    r->dest = dest;
     r->peer_world = c->world_ranks[dest];
     toympi_proto_start_send(r);
     return r;

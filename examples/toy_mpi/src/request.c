@@ -24,8 +24,10 @@ void toympi_status_set_empty(MPI_Status *st)
 
 toympi_request_t *toympi_request_new(toympi_req_kind_t kind)
 {
+    static uint64_t next_ev_id = 1;
     toympi_request_t *r = toympi_calloc(1, sizeof *r);
     r->kind = kind;
+    r->ev_id = next_ev_id++;
     toympi_status_set_empty(&r->status);
     return r;
 }
@@ -81,8 +83,8 @@ void toympi_request_release(toympi_request_t *r)
 void toympi_request_complete(toympi_request_t *r)
 {
     r->complete = 1;
-    if (r->user_freed) {
-        toympi_ev_request_free(r);
+    if (r->user_freed) { /* called by the engine (frame handlers, eager send path) */
+        toympi_ev_request_free(r, 1);
         toympi_request_release(r);
     }
 }
@@ -107,7 +109,7 @@ static int finish(MPI_Request *h, toympi_request_t *r, MPI_Status *status)
     int err = r->status.MPI_ERROR;
     if (status != MPI_STATUS_IGNORE)
         *status = r->status;
-    toympi_ev_request_free(r);
+    toympi_ev_request_free(r, 0); /* API level (Wait/Test family): nothing held */
     toympi_request_release(r);
     *h = MPI_REQUEST_NULL;
     return err;
@@ -280,7 +282,7 @@ int PMPI_Cancel(MPI_Request *request)
         cancelled = toympi_proto_cancel_recv(r);
     /* sends are never cancelled (allowed: the cancel "fails" and the send
      * completes normally; MPI_Test_cancelled reports false) */
-    toympi_ev_cancel(r, cancelled);
+    toympi_ev_cancel(r, cancelled, MPITEV_CB_REQUIRE_NONE); /* API exit, nothing held */
     return MPI_SUCCESS;
 }
 TOYMPI_WEAK(Cancel)
@@ -292,7 +294,7 @@ int PMPI_Request_free(MPI_Request *request)
         return toympi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Request_free", "NULL argument");
     LOOKUP("MPI_Request_free", *request, r)
     if (r->complete) {
-        toympi_ev_request_free(r);
+        toympi_ev_request_free(r, 0); /* API level: nothing held */
         toympi_request_release(r);
     } else {
         /* still active: detach the handle, release on completion */

@@ -17,8 +17,9 @@
  *                blocking/testing call
  *   pt2pt.c      MPI_Send/Recv/Isend/Irecv/Probe/... entry points
  *   coll.c       collectives on top of internal point-to-point
- *   mpit.c       MPI_T_init_thread / MPI_T_finalize
- *   events.h     no-op hooks where MPI_T events will be raised (phase 2)
+ *   mpit.c       MPI_T: init/finalize, the mpitev adapter (events, sources),
+ *                enums and categories
+ *   events.{h,c} MPI_T event types and sources (mpitev), the raise hooks
  */
 #ifndef TOYMPI_INTERNAL_H
 #define TOYMPI_INTERNAL_H
@@ -84,7 +85,8 @@ typedef struct toympi_comm {
     int *world_ranks; /* comm rank -> world rank */
     MPI_Errhandler errhandler;
     char name[MPI_MAX_OBJECT_NAME];
-    uint32_t coll_seq; /* collective sequence number (debug aid) */
+    uint32_t coll_seq; /* collectives started on this communicator */
+    uint64_t ev_key;   /* MPI_T event object key: never reused (events.h) */
 } toympi_comm_t;
 
 #define TOYMPI_CTX_COLL_OFFSET 1u
@@ -158,6 +160,8 @@ typedef struct toympi_request {
     MPI_Comm comm;     /* for error reporting */
     uint32_t context_id;
     int peer_world;    /* send: destination world rank */
+    int dest;          /* send: destination rank in the communicator */
+    uint64_t ev_id;    /* per-process request number for MPI_T events, never reused */
     /* matching envelope (receive: pattern; send: actual) */
     int src; /* comm rank or MPI_ANY_SOURCE (recv); own comm rank (send) */
     int tag;

@@ -1,6 +1,8 @@
 /* transport.c -- Unix-domain socket transport (see transport.h). */
 #include "transport.h"
 
+#include "events.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -138,8 +140,10 @@ static int flush_conn(toympi_conn_t *c)
         free(f->owned);
         free(f);
         done++;
-        if (r)
+        if (r) { /* a rendezvous DATA frame: the send is done (engine event, events.h) */
+            toympi_ev_transfer_end(r, 1, 1);
             toympi_request_complete(r);
+        }
     }
     return done;
 }
