@@ -147,6 +147,7 @@ static int check_op(const char *fn, MPI_Comm comm, MPI_Op op, MPI_Datatype dt)
 
 static int finish(const char *fn, MPI_Comm comm, const toympi_comm_t *c, int rc)
 {
+    toympi_events_api_exit(); /* the collective's engine events before its end */
     toympi_ev_coll_end(c, fn);
     if (rc)
         return toympi_err(comm, rc, fn, "collective failed (mismatched arguments?)");

@@ -177,6 +177,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     memcpy(n->world_ranks, c->world_ranks, (size_t)c->size * sizeof(int));
     n->errhandler = c->errhandler;
     toympi_errhandler_ref(n->errhandler);
+    toympi_events_api_exit();
     toympi_ev_comm_create(n, MPITEV_CB_REQUIRE_NONE); /* complete; nothing held */
     *newcomm = toympi_comm_handle(n);
     return MPI_SUCCESS;
@@ -235,6 +236,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     toympi_errhandler_ref(nc->errhandler);
     free(e);
     free(all);
+    toympi_events_api_exit();
     toympi_ev_comm_create(nc, MPITEV_CB_REQUIRE_NONE); /* complete; nothing held */
     *newcomm = toympi_comm_handle(nc);
     return MPI_SUCCESS;

@@ -57,8 +57,8 @@ static const mpitev_element el_request_free[] = {
     {"is_send", MPITEV_INT32, 1, (long)offsetof(struct toympi_ev_request, flag)},
     E(request, request_id, UINT64)};
 static const mpitev_element el_coll[] = {
-    E(coll, context_id, INT32), E(coll, rank, INT32), E(coll, size, INT32), E(coll, seq, INT32),
-    MPITEV_CHARS_OF(struct toympi_ev_coll, name)};
+    MPITEV_CHARS_OF(struct toympi_ev_coll, name), E(coll, context_id, INT32),
+    E(coll, rank, INT32), E(coll, size, INT32), E(coll, seq, INT32)};
 static const mpitev_element el_comm[] = {
     E(comm, context_id, INT32), E(comm, rank, INT32), E(comm, size, INT32), E(comm, handle, INT32)};
 #undef E

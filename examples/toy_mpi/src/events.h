@@ -77,6 +77,12 @@ void toympi_events_finalize(void) TOYMPI_HIDDEN;
  * tool code at cb_safety. Called at the end of every toympi_progress() and in
  * MPI_Finalize. A nested call (a callback that calls MPI) returns at once. */
 void toympi_events_drain(int cb_safety) TOYMPI_HIDDEN;
+/* At the exit of every MPI call that may have entered the engine without going through
+ * toympi_progress (eager sends complete at once; a receive may match a message already
+ * in the unexpected queue; collectives end with such sends): drain there too, so every
+ * event is delivered before the MPI call that raised it returns. Nothing internal is
+ * held at an API exit, so the level is MPITEV_CB_REQUIRE_NONE. */
+static inline void toympi_events_api_exit(void) { toympi_events_drain(MPITEV_CB_REQUIRE_NONE); }
 /* Object key of the communicator owning a context id (NULL if none: such an instance is
  * delivered to no communicator-bound registration). */
 const void *toympi_events_ctx_key(uint32_t context_id) TOYMPI_HIDDEN;
@@ -142,8 +148,9 @@ struct toympi_ev_request {          /* cancel (flag = cancelled) / request_free 
     uint64_t request_id;
 };
 struct toympi_ev_coll {             /* coll_begin / coll_end */
+    char name[16];                  /* first: a tool sizes an MPI_CHAR element by the
+                                     * next displacement (16.3.8.3 gives no count) */
     int32_t context_id, rank, size, seq;
-    char name[16];
 };
 struct toympi_ev_comm {             /* comm_create / comm_free */
     int32_t context_id, rank, size, handle;
@@ -318,8 +325,8 @@ static inline void toympi_ev_request_free(const toympi_request_t *r, int in_engi
 static inline void toympi_ev_coll(int k, const toympi_comm_t *c, const char *name)
 {
     if (MPITEV_ENABLED(&toympi_events_types[k])) { /* strncpy only when someone listens */
-        struct toympi_ev_coll p = {(int32_t)c->context_id, c->rank, c->size,
-                                   (int32_t)c->coll_seq, {0}};
+        struct toympi_ev_coll p = {{0}, (int32_t)c->context_id, c->rank, c->size,
+                                   (int32_t)c->coll_seq};
         strncpy(p.name, name, sizeof p.name - 1);
         MPITEV_RAISE(&toympi_events_types[k], &toympi_events_src_api, TOYMPI_EV_KEY(c),
                      MPITEV_CB_REQUIRE_NONE, &p);

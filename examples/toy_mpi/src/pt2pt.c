@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include "events.h"
 #include "progress.h"
 #include "protocol.h"
 
@@ -124,6 +125,7 @@ static int do_send(const char *fn, const void *buf, int count, MPI_Datatype data
     toympi_request_t *r = toympi_isend(c, c->context_id, buf, bytes, dest, tag, sync);
     toympi_request_wait(r);
     toympi_request_release(r);
+    toympi_events_api_exit();
     return MPI_SUCCESS;
 }
 
@@ -155,6 +157,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     if (status != MPI_STATUS_IGNORE)
         *status = r->status;
     toympi_request_release(r);
+    toympi_events_api_exit();
     if (err)
         return toympi_err(comm, err, "MPI_Recv", "message of %lld+ bytes from rank %d, tag %d",
                           (long long)bytes, status != MPI_STATUS_IGNORE ? status->MPI_SOURCE : -1,
@@ -177,6 +180,7 @@ static int do_isend(const char *fn, const void *buf, int count, MPI_Datatype dat
     toympi_request_t *r = toympi_isend(c, c->context_id, buf, bytes, dest, tag, sync);
     if (toympi_request_publish(r, request) != MPI_SUCCESS)
         toympi_fatal("out of request handles");
+    toympi_events_api_exit();
     return MPI_SUCCESS;
 }
 
@@ -208,6 +212,7 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     toympi_request_t *r = toympi_irecv(c, c->context_id, buf, bytes, source, tag);
     if (toympi_request_publish(r, request) != MPI_SUCCESS)
         toympi_fatal("out of request handles");
+    toympi_events_api_exit();
     return MPI_SUCCESS;
 }
 TOYMPI_WEAK(Irecv)
@@ -236,6 +241,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
         *status = rr->status;
     toympi_request_release(sr);
     toympi_request_release(rr);
+    toympi_events_api_exit();
     if (err)
         return toympi_err(comm, err, "MPI_Sendrecv", "receive failed");
     return MPI_SUCCESS;

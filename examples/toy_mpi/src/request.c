@@ -282,6 +282,7 @@ int PMPI_Cancel(MPI_Request *request)
         cancelled = toympi_proto_cancel_recv(r);
     /* sends are never cancelled (allowed: the cancel "fails" and the send
      * completes normally; MPI_Test_cancelled reports false) */
+    toympi_events_api_exit(); /* the engine's posted_remove first */
     toympi_ev_cancel(r, cancelled, MPITEV_CB_REQUIRE_NONE); /* API exit, nothing held */
     return MPI_SUCCESS;
 }
