@@ -1,6 +1,6 @@
 /* Buffered delivery: modes, drain order, wrap-around, full buffer, drop-before-next,
  * saturation, NULL dropped handler, drains at a level no callback supports, free while
- * buffered, finalize, unordered sources, records split across registrations. */
+ * buffered, finalize, unordered sources, many registrations in one record. */
 #define MPITEV_IMPLEMENTATION
 #include <mpitev/mpitev.h>
 
@@ -403,15 +403,20 @@ static void many_registrations_split(void **state) {
         if (i >= 10) assert_int_equal(logv[i].value, 2); /* raise order kept */
     }
     for (int t = 0; t < 10; t++) assert_true(seen[0][t] == 1 && seen[1][t] == 1);
-    /* Full in the middle of an instance: the registrations of records that fit get it,
-     * the others count a drop. 3 records per instance, capacity 16: 5 instances and
-     * the first record (4 registrations) of the sixth fit; 6 registrations drop. */
+    /* One record per instance, whatever the number of registrations: capacity 16
+     * holds 16 instances for all 10 registrations; each of the next 2 instances drops
+     * for every registration (20 drops), reported after the 16 instances. */
     nlog = 0;
-    for (int i = 0; i < 6; i++) raise_seq(&ev, &src, 10 + i);
-    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 5 * 10 + 4);
+    for (int i = 0; i < 18; i++) raise_seq(&ev, &src, 10 + i);
+    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 16 * 10);
     int64_t dropped = 0;
-    for (int i = 0; i < nlog; i++) if (logv[i].kind == 'D') dropped += logv[i].value;
-    assert_int_equal(dropped, 6);
+    for (int i = 0; i < nlog; i++) {
+        if (logv[i].kind == 'D') {
+            assert_true(i >= 16 * 10); /* after every record raised before the drops */
+            dropped += logv[i].value;
+        }
+    }
+    assert_int_equal(dropped, 20);
 }
 
 static void bound_objects(void **state) {

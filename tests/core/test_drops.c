@@ -315,6 +315,53 @@ static void recursive_raise_bounded(void **state) {
     assert_true(self_dropped == 1);
 }
 
+/* A raise too deep to deliver must not report pending drops either: the dropped
+ * handler is tool code, and would run one level deeper than MPITEV_MAX_DEPTH. */
+static int tool_level, deep_handler_calls, deep_handler_max_level, deep_events;
+static mpitev_count_t deep_dropped;
+static void level_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud, mpitev_fnptr ext) {
+    (void)inst; (void)reg; (void)cb_safety; (void)ext;
+    int level = *(int *)ud; /* 0: ev, 1: ev2, 2: ev3 */
+    tool_level++;
+    if (level == 0) MPITEV_RAISE(&ev2, &s0, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
+    if (level == 1) { /* depth MPITEV_MAX_DEPTH: both too deep, the second sees drops pending */
+        MPITEV_RAISE(&ev3, &s0, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
+        MPITEV_RAISE(&ev3, &s0, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
+    }
+    if (level == 2) deep_events++;
+    tool_level--;
+}
+static void level_dropped(mpitev_count_t count, mpitev_reg reg, int source_index, int cb_safety, void *ud,
+                          mpitev_fnptr ext) {
+    (void)reg; (void)source_index; (void)cb_safety; (void)ud; (void)ext;
+    deep_handler_calls++;
+    if (tool_level > deep_handler_max_level) deep_handler_max_level = tool_level;
+    deep_dropped += count;
+}
+
+static void too_deep_raise_does_not_report_drops(void **state) {
+    (void)state;
+    tool_level = deep_handler_calls = deep_handler_max_level = deep_events = 0;
+    deep_dropped = 0;
+    mpitev_reg r0, r1, r2;
+    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &r0));
+    OK(mpitev_reg_alloc(mpitev_type_index(&ev2), NULL, NULL, 0, &r1));
+    OK(mpitev_reg_alloc(mpitev_type_index(&ev3), NULL, NULL, 0, &r2));
+    OK(mpitev_reg_set_callback(r0, MPITEV_CB_REQUIRE_NONE, level_cb, &lvl[0], NULL, NULL, 0));
+    OK(mpitev_reg_set_callback(r1, MPITEV_CB_REQUIRE_NONE, level_cb, &lvl[1], NULL, NULL, 0));
+    OK(mpitev_reg_set_callback(r2, MPITEV_CB_REQUIRE_NONE, level_cb, &lvl[2], NULL, NULL, 0));
+    OK(mpitev_reg_set_dropped_handler(r2, level_dropped, NULL));
+    MPITEV_RAISE(&ev, &s0, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
+    assert_int_equal(deep_events, 0);       /* both nested ev3 instances dropped */
+    assert_int_equal(deep_handler_calls, 0); /* and not reported from too deep */
+    /* A top-level instance of s0: both drops reported first, at tool level 0. */
+    MPITEV_RAISE(&ev3, &s0, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
+    assert_int_equal(deep_handler_calls, 1);
+    assert_true(deep_dropped == 2);
+    assert_int_equal(deep_handler_max_level, 0);
+    assert_int_equal(deep_events, 1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(handler_before_next_instance, setup, core_teardown),
@@ -327,6 +374,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(replaced_handler_is_used, setup, core_teardown),
         cmocka_unit_test_setup_teardown(drops_reported_at_free, setup, core_teardown),
         cmocka_unit_test_setup_teardown(nested_raise_one_level, setup, core_teardown),
+        cmocka_unit_test_setup_teardown(too_deep_raise_does_not_report_drops, setup, core_teardown),
         cmocka_unit_test_setup_teardown(recursive_raise_bounded, setup, core_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

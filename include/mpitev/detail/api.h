@@ -97,9 +97,10 @@ MPITEV_API int mpitev_instance_timestamp(const mpitev_instance *instance, int64_
 MPITEV_API int mpitev_instance_source(const mpitev_instance *instance, int *source_index);
 MPITEV_API int mpitev_instance_type(const mpitev_instance *instance, int *type_index);
 
-/* ---- The raise slow path (called by MPITEV_RAISE only). ---- */
+/* ---- The raise slow path (called by MPITEV_RAISE only; ts: the source's clock read
+ * at the raise site, see raise.h). ---- */
 MPITEV_API void mpitev__raise(mpitev_type *type, mpitev_source *source, const void *object,
-                              int cb_safety, const void *payload);
+                              int cb_safety, const void *payload, int64_t ts);
 
 #ifdef __cplusplus
 }

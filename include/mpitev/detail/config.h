@@ -38,12 +38,17 @@
 #define MPITEV__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define MPITEV__COLD __attribute__((cold, noinline))
 #define MPITEV__INLINE static inline __attribute__((always_inline))
+#define MPITEV__NOINLINE __attribute__((noinline))
+/* Hides x from the optimiser for one step: keeps a copy loop a loop (not a memcpy call). */
+#define MPITEV__OPAQUE(x) __asm__("" : "+r"(x))
 #define MPITEV__MAYBE_UNUSED __attribute__((unused))
 #else
 #define MPITEV__LIKELY(x) (x)
 #define MPITEV__UNLIKELY(x) (x)
 #define MPITEV__COLD
 #define MPITEV__INLINE static inline
+#define MPITEV__NOINLINE
+#define MPITEV__OPAQUE(x) ((void)0)
 #define MPITEV__MAYBE_UNUSED
 #endif
 

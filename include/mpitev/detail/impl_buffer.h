@@ -20,14 +20,20 @@
 #error "mpitev/detail/impl_buffer.h is internal: include <mpitev/mpitev.h> instead"
 #endif
 
-/* Count one full-ring drop for each of n registrations at ring position pos. Cold. */
-MPITEV__COLD static void mpitev__buffer_drop(mpitev_source *src, const mpitev__regref *const *refs, int n,
+/* Full ring (or payload larger than a record), cold: count one drop, at ring position
+ * pos, for each registration of the set the instance was raised to on src (buffered
+ * there, object matching, not freed since the set was published). */
+MPITEV__COLD static void mpitev__buffer_drop(mpitev_source *src, const struct mpitev__regset *set, const void *object,
                                              uint64_t pos) {
-    int any = 0, si = src->mpitev__index;
-    for (int i = 0; i < n; i++) {
-        const mpitev__cbset *c = atomic_load_explicit(&refs[i]->slot->cbs, memory_order_acquire);
+    int any = 0, si = src->mpitev__index, mask = mpitev__bufmask(src);
+    for (int k = 0; k < set->n; k++) {
+        const mpitev__regref *r = &set->ref[k];
+        if (!(r->buffered & mask)) continue;
+        if (r->bound && r->object != object) continue;
+        if (atomic_load_explicit(&r->slot->gen, memory_order_acquire) != (uint32_t)(r->handle >> 32)) continue;
+        const mpitev__cbset *c = atomic_load_explicit(&r->slot->cbs, memory_order_acquire);
         if (!c || !c->dropped) continue; /* no handler: nothing is recorded (16.3.8.5) */
-        atomic_fetch_add_explicit(&refs[i]->slot->drops[si], 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&r->slot->drops[si], 1, memory_order_relaxed);
         any = 1;
     }
     if (!any) return;
@@ -40,73 +46,68 @@ MPITEV__COLD static void mpitev__buffer_drop(mpitev_source *src, const mpitev__r
     atomic_store_explicit(&src->mpitev__drops_pending, 1, memory_order_release);
 }
 
-/* Small payloads are the rule (a few elements): two overlapping word copies beat a
- * memcpy call on the raise path. */
+/* Copy a payload into a record without calling memcpy: a call anywhere on the raise
+ * body would make it save registers on every raise. 8..16 bytes (the usual few
+ * elements) are two overlapping words; longer ones a word loop ending on an
+ * overlapping word; shorter ones overlapping halves or bytes. Reads stay within
+ * [s, s + n): the extent ends with the last element (no trailing padding). */
 MPITEV__INLINE void mpitev__copy_payload(unsigned char *d, const unsigned char *s, size_t n) {
-    if (n >= 8 && n <= 16) {
-        uint64_t a, b;
+    uint64_t a, b;
+    if (MPITEV__LIKELY(n - 8 <= 8)) { /* 8..16 */
         memcpy(&a, s, 8);
         memcpy(&b, s + n - 8, 8);
         memcpy(d, &a, 8);
         memcpy(d + n - 8, &b, 8);
+    } else if (n > 16) {
+        for (size_t i = 0; i < n - 8; i += 8) {
+            memcpy(&a, s + i, 8);
+            memcpy(d + i, &a, 8);
+            MPITEV__OPAQUE(i); /* keep a loop: gcc would turn it into a memcpy call */
+        }
+        memcpy(&b, s + n - 8, 8);
+        memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t x, y;
+        memcpy(&x, s, 4);
+        memcpy(&y, s + n - 4, 4);
+        memcpy(d, &x, 4);
+        memcpy(d + n - 4, &y, 4);
     } else {
-        memcpy(d, s, n);
-    }
-}
-
-/* Write one record for up to MPITEV_BUFFER_REGS_PER_RECORD registrations, or drop. */
-MPITEV__INLINE void mpitev__buffer_put(mpitev_source *src, mpitev_type *type, int64_t ts, const void *payload,
-                                       const mpitev__regref *const *refs, int n) {
-    struct mpitev__srcbuf *b = src->mpitev__buf;
-    size_t len = type->mpitev__extent;
-    uint64_t pos;
-    mpitev__rec *r;
-    if (MPITEV__UNLIKELY(len > b->payload_max)) {
-        mpitev__buffer_drop(src, refs, n, atomic_load_explicit(&b->tail, memory_order_relaxed));
-        return;
-    }
-    r = b->mpsc ? mpitev__mpsc_reserve(b, &pos) : mpitev__spsc_reserve(b, &pos);
-    if (MPITEV__UNLIKELY(!r)) {
-        mpitev__buffer_drop(src, refs, n, pos);
-        return;
-    }
-    r->ts = ts;
-    r->type = type;
-    r->nregs = (uint32_t)n;
-    for (int i = 0; i < n; i++) r->reg[i] = refs[i]->handle;
-    if (MPITEV__LIKELY(payload != NULL)) {
-        r->flags = 0;
-        mpitev__copy_payload(mpitev__rec_payload(r), (const unsigned char *)payload, len);
-    } else {
-        r->flags = MPITEV__REC_NO_PAYLOAD;
-    }
-    if (b->mpsc) mpitev__mpsc_publish(b, pos);
-    else mpitev__spsc_publish(b, pos);
-}
-
-/* Raise side, inside the raise's grace section: buffer the instance for every matching
- * registration whose mode selects buffering on src. Returns how many refs of the set
- * are buffered on src (matching or not), so the caller can skip immediate delivery
- * when that is all of them. No lock, no allocation, no system call. */
-MPITEV__INLINE int mpitev__buffer_raise(const struct mpitev__regset *set, mpitev_source *src, mpitev_type *type,
-                                        const void *object, int64_t ts, const void *payload, int mask) {
-    const mpitev__regref *pick[MPITEV_BUFFER_REGS_PER_RECORD];
-    int nbuf = 0, np = 0;
-    for (int k = 0; k < set->n; k++) {
-        const mpitev__regref *r = &set->ref[k];
-        if (!(r->buffered & mask)) continue;
-        nbuf++;
-        if (r->bound && r->object != object) continue;
-        /* Freed since the set was published: not active any more (as immediate). */
-        if (atomic_load_explicit(&r->slot->gen, memory_order_acquire) != (uint32_t)(r->handle >> 32)) continue;
-        pick[np++] = r;
-        if (np == MPITEV_BUFFER_REGS_PER_RECORD) {
-            mpitev__buffer_put(src, type, ts, payload, pick, np);
-            np = 0;
+        for (size_t i = 0; i < n; i++) {
+            d[i] = s[i];
+            MPITEV__OPAQUE(i);
         }
     }
-    if (np) mpitev__buffer_put(src, type, ts, payload, pick, np);
-    return nbuf;
+}
+
+/* Raise side, inside the raise's grace section (which keeps `set` alive until the
+ * record is published; the set's free then waits for the drains): write one record
+ * naming the set. Returns 1, or 0 when the instance must be counted as dropped at ring
+ * position *pos (full ring, or payload larger than a record: the caller's cold path
+ * runs mpitev__buffer_drop). No walk of the set, no call, no lock, no allocation; on
+ * an ordered source (ordered == 1, a compile-time constant at the call site) no atomic
+ * read-modify-write either. */
+MPITEV__INLINE int mpitev__buffer_put(mpitev_source *src, const struct mpitev__regset *set, const void *object,
+                                      int64_t ts, const void *payload, int ordered, uint64_t *pos) {
+    struct mpitev__srcbuf *b = src->mpitev__buf;
+    size_t len = set->extent;
+    if (MPITEV__UNLIKELY(len > b->payload_max)) {
+        *pos = atomic_load_explicit(&b->tail, memory_order_relaxed);
+        return 0;
+    }
+    if (MPITEV__UNLIKELY(!(ordered ? mpitev__spsc_reserve(b, pos) : mpitev__mpsc_reserve(b, pos)))) return 0;
+    mpitev__rec *r = mpitev__rec_at(b, *pos);
+    r->ts = ts;
+    r->object = object;
+    if (MPITEV__LIKELY(payload != NULL)) {
+        r->set = (uintptr_t)set;
+        mpitev__copy_payload(mpitev__rec_payload(r), (const unsigned char *)payload, len);
+    } else {
+        r->set = (uintptr_t)set | MPITEV__REC_NO_PAYLOAD;
+    }
+    if (ordered) mpitev__spsc_publish(b, *pos);
+    else mpitev__mpsc_publish(b, *pos);
+    return 1;
 }
 
 /* ---- Drain side. ---- */
@@ -129,26 +130,26 @@ static void mpitev__drain_grace_exit(struct mpitev__srcbuf *b, int p) {
     atomic_fetch_sub_explicit(&b->grace[p], 1, memory_order_release);
 }
 
-/* Deliver one buffered instance to the registration named by handle h. Returns 1 if a
- * callback ran. The slot exists (chunks live until finalize); its generation says
- * whether the registration is the one the record was written for. */
-MPITEV__INLINE int mpitev__drain_one(mpitev_source *src, uint64_t h, int cb_safety, const mpitev_instance *inst,
-                                     int too_deep) {
-    uint32_t index = (uint32_t)h - 1u, gen = (uint32_t)(h >> 32);
-    mpitev__slot *chunk = atomic_load_explicit(&mpitev__S->chunks[index / MPITEV__CHUNK_SLOTS], memory_order_acquire);
-    mpitev__slot *s = &chunk[index % MPITEV__CHUNK_SLOTS];
+/* Deliver one buffered instance to registration r of the record's set. Returns 1 if a
+ * callback ran. The slot is valid: the registration's free waits for this drain
+ * (mpitev__buffers_passed); its generation says whether it is still the registration
+ * the set listed. */
+MPITEV__INLINE int mpitev__drain_one(mpitev_source *src, const mpitev__regref *r, int cb_safety,
+                                     const mpitev_instance *inst, int too_deep) {
+    mpitev__slot *s = r->slot;
+    uint32_t gen = (uint32_t)(r->handle >> 32);
     uint32_t g = atomic_load_explicit(&s->gen, memory_order_acquire);
     const mpitev__cbset *c = atomic_load_explicit(&s->cbs, memory_order_acquire);
     if (MPITEV__LIKELY(g == gen)) {
         int l = c ? c->pick[cb_safety] : -1;
         if (MPITEV__LIKELY(l >= 0 && !too_deep)) {
-            c->fn[l](inst, mpitev__mkreg(h), cb_safety, c->ud[l], c->ext[l]);
+            c->fn[l](inst, mpitev__mkreg(r->handle), cb_safety, c->ud[l], c->ext[l]);
             return 1;
         }
         mpitev__count_drop(s, c, src, 1); /* no callback safe at the drain's level */
-    } else if (g == gen + 1u) {
-        /* Freed after the raise; its completion waits for us (mpitev__buffers_passed), so
-         * the callbacks are still there. Discarded: counted, reported before free_cb. */
+    } else {
+        /* Freed (after the set was published; the slot cannot be reused before this
+         * drain passed the record). Discarded: counted, reported before free_cb. */
         mpitev__count_drop(s, c, src, 1);
     }
     return 0;
@@ -167,7 +168,7 @@ static int mpitev__drain_claimed(mpitev_source *src, struct mpitev__srcbuf *b, i
     int gp = mpitev__drain_grace_enter(b);
     uint64_t head = atomic_load_explicit(&b->head, memory_order_relaxed); /* only claim holders store it */
     uint64_t limit = head;
-    int delivered = 0, too_deep = mpitev__tls_depth >= MPITEV_MAX_DEPTH;
+    int delivered = 0, too_deep = mpitev__tls_depth >= MPITEV_MAX_DEPTH, mask = mpitev__bufmask(src);
     mpitev_instance inst;
     inst.mpitev__magic = MPITEV__INSTANCE_MAGIC;
     inst.mpitev__source = src->mpitev__index;
@@ -178,10 +179,20 @@ static int mpitev__drain_claimed(mpitev_source *src, struct mpitev__srcbuf *b, i
         /* Report drops that happened before this record was raised (or at an earlier
          * drain), never ones raised after it: E3, E4 dropped, handler before E5. */
         mpitev__drain_report(src, b, head, cb_safety);
-        inst.mpitev__type = r->type;
+        /* The set is alive: its free waits for this drain (mpitev__set_drains_passed). */
+        const struct mpitev__regset *set = (const struct mpitev__regset *)(r->set & ~MPITEV__REC_NO_PAYLOAD);
+        const void *object = r->object;
+        inst.mpitev__type = set->type;
         inst.mpitev__timestamp = r->ts;
-        inst.mpitev__payload = (r->flags & MPITEV__REC_NO_PAYLOAD) ? NULL : mpitev__rec_payload(r);
-        for (uint32_t k = 0; k < r->nregs; k++) delivered += mpitev__drain_one(src, r->reg[k], cb_safety, &inst, too_deep);
+        inst.mpitev__payload = (r->set & MPITEV__REC_NO_PAYLOAD) ? NULL : mpitev__rec_payload(r);
+        /* The registrations the instance was raised to: listed in the set, buffered on
+         * this source, object matching (the walk the raise no longer does). */
+        for (int k = 0; k < set->n; k++) {
+            const mpitev__regref *ref = &set->ref[k];
+            if (!(ref->buffered & mask)) continue; /* delivered immediately at the raise */
+            if (ref->bound && ref->object != object) continue;
+            delivered += mpitev__drain_one(src, ref, cb_safety, &inst, too_deep);
+        }
         if (b->mpsc) mpitev__mpsc_consume(b, r, head);
         else mpitev__spsc_consume(b, r, head);
         head++;
@@ -216,30 +227,47 @@ MPITEV_API int mpitev_source_drain(mpitev_source *src, int max, int cb_safety) {
     return n;
 }
 
-/* Free completion of slot s (outside the mutex, by the reclaiming thread, or under it
- * from progress): may it complete? Buffered registrations wait until every drain has
- * passed the producer positions taken after the free's grace period: every raise that
- * could still name s had left by then, so every record naming s lies below. */
-static int mpitev__buffers_passed(mpitev__slot *s) {
-    if (s->buffered == MPITEV__BUF_OFF) return 1;
-    if (!s->bufsnap_taken) {
+/* "Frees wait for drains". An item (a registration slot, or a registration set that
+ * records may name) that may appear in records of some sources can complete once every
+ * drain has passed the producer positions taken after its grace period: every raise
+ * that could still reach it had left by then, so every record reaching it lies below.
+ * on: it may appear on every source; bysrc: on sources buffered_by_default. snap holds
+ * MPITEV_MAX_SOURCES positions, *taken is 0 until the snapshot is taken. Runs outside the
+ * mutex by the reclaiming thread, or under it from progress (never concurrently). */
+static int mpitev__drains_passed_snap(uint64_t *snap, int *taken, int on, int bysrc) {
+    if (!on && !bysrc) return 1;
+    if (!*taken) {
         int n = atomic_load_explicit(&mpitev__S->nsources, memory_order_acquire);
         for (int i = 0; i < n; i++) {
             mpitev_source *src = atomic_load_explicit(&mpitev__S->sources[i], memory_order_relaxed);
-            int may = s->buffered == MPITEV__BUF_ON || src->mpitev__buffered_default;
+            int may = on || src->mpitev__buffered_default;
             /* acquire: orders the snapshot after the grace period's observations */
-            s->bufsnap[i] = may ? atomic_load_explicit(&src->mpitev__buf->tail, memory_order_acquire) : 0;
+            snap[i] = may ? atomic_load_explicit(&src->mpitev__buf->tail, memory_order_acquire) : 0;
         }
-        s->bufsnap_taken = n + 1;
+        *taken = n + 1;
     }
-    for (int i = 0; i < s->bufsnap_taken - 1; i++) {
+    for (int i = 0; i < *taken - 1; i++) {
         mpitev_source *src = atomic_load_explicit(&mpitev__S->sources[i], memory_order_relaxed);
         /* acquire: pairs with the release store of head in mpitev__*_consume, so every
-         * callback the drain ran on records below the snapshot happened before us. */
+         * read of the record (set, slot, callbacks) and every callback the drain ran on
+         * records below the snapshot happened before us. */
         uint64_t head = atomic_load_explicit(&src->mpitev__buf->head, memory_order_acquire);
-        if ((int64_t)(head - s->bufsnap[i]) < 0) return 0;
+        if ((int64_t)(head - snap[i]) < 0) return 0;
     }
     return 1;
+}
+
+/* A registration: records reach it through the sets listing it, on the sources where
+ * its mode buffers (the drain skips other entries without touching the slot). */
+static int mpitev__buffers_passed(mpitev__slot *s) {
+    return mpitev__drains_passed_snap(s->bufsnap, &s->bufsnap_taken, s->buffered == MPITEV__BUF_ON,
+                                      s->buffered == MPITEV__BUF_SOURCE);
+}
+
+/* A retired registration set with entries that may buffer (set->bufsnap != NULL). */
+static int mpitev__set_drains_passed(struct mpitev__regset *set) {
+    if (!set->bufsnap) return 1;
+    return mpitev__drains_passed_snap(set->bufsnap, &set->bufsnap_taken, set->n_on > 0, set->n_src > 0);
 }
 
 /* Last finalize, before live registrations go: deliver what is left at cb_safety

@@ -15,11 +15,6 @@
 #error "mpitev/detail/impl_buffer_ring.h is internal: include <mpitev/mpitev.h> instead"
 #endif
 
-/* Registration handles one record carries; an instance matching more buffered
- * registrations takes several consecutive records (each with the payload). */
-#ifndef MPITEV_BUFFER_REGS_PER_RECORD
-#define MPITEV_BUFFER_REGS_PER_RECORD 4
-#endif
 #define MPITEV__BUF_DEFAULT_CAPACITY 512u
 #define MPITEV__BUF_DEFAULT_PAYLOAD 64u
 #define MPITEV__BUF_MAX_CAPACITY (1u << 24)
@@ -31,17 +26,20 @@
  * is MPITEV__BUF_ON, plus MPITEV__BUF_SOURCE when s is buffered_by_default. */
 enum { MPITEV__BUF_OFF = 0, MPITEV__BUF_ON = 1, MPITEV__BUF_SOURCE = 2 };
 
-enum { MPITEV__REC_NO_PAYLOAD = 1 };
+/* Low bit of mpitev__rec.set: the raise passed no payload (sets are cache-line aligned). */
+#define MPITEV__REC_NO_PAYLOAD ((uintptr_t)1)
 
-/* One record. Everything a delivery needs, by value or by handle: no pointer into
- * memory that can be freed before finalize (types and slot chunks live until then). */
+/* One record: what a raise knows, by value, plus the registration set it loaded. The
+ * set names the registrations the instance was raised to ("raised while active" is
+ * "listed in the set", as for immediate delivery); the drain decides per registration.
+ * The set outlives every record naming it: its free waits for the drains
+ * (mpitev__set_drains_passed), and so does the free of every registration listed in a
+ * set that may buffer (mpitev__buffers_passed), so the slots it names stay valid. */
 typedef struct mpitev__rec {
     _Atomic uint64_t seq;        /* mpsc only: pos+1 published, pos+capacity consumed */
-    int64_t ts;
-    mpitev_type *type;
-    uint32_t nregs;
-    uint32_t flags;              /* MPITEV__REC_NO_PAYLOAD */
-    uint64_t reg[MPITEV_BUFFER_REGS_PER_RECORD]; /* mpitev__regref.handle values */
+    int64_t ts;                  /* taken once per raise, shared with immediate delivery */
+    uintptr_t set;               /* const struct mpitev__regset * | MPITEV__REC_NO_PAYLOAD */
+    const void *object;          /* the raise's object key (bound registrations match it) */
     /* payload follows (8-byte aligned: no element type needs more) */
 } mpitev__rec;
 
@@ -49,7 +47,9 @@ struct mpitev__srcbuf {
     /* Producer line: written by raises, read by the drainer once per drain and by the
      * free-completion snapshot. */
     _Alignas(MPITEV_CACHE_LINE) _Atomic uint64_t tail; /* next position to reserve */
-    uint64_t head_cache;             /* spsc: producer's last view of head (its own) */
+    uint64_t limit;                  /* spsc: producer's last view of head + capacity (its
+                                      * own): below it the ring is known not full, so the
+                                      * full check needs no load of the consumer's line */
     _Atomic uint64_t drop_mark;      /* position of the first unreported full-buffer drop */
     /* Consumer line: written by the drainer only. */
     _Alignas(MPITEV_CACHE_LINE) _Atomic uint64_t head; /* next position to consume */
@@ -88,6 +88,7 @@ static int mpitev__srcbuf_create(mpitev_source *s, const mpitev_source_desc *d) 
     b->payload_max = (psize + 7u) & ~7u;
     b->stride = (uint32_t)sizeof(mpitev__rec) + b->payload_max;
     b->mpsc = d->ordering == MPITEV_SOURCE_UNORDERED;
+    b->limit = cap; /* head 0 */
     b->base = (unsigned char *)mpitev__zalloc(mpitev__srcbuf_bytes(b), MPITEV_CACHE_LINE);
     if (!b->base) {
         mpitev__free(b, sizeof *b, MPITEV_CACHE_LINE);
@@ -115,17 +116,17 @@ static void mpitev__srcbuf_destroy(mpitev_source *s) {
 /* ---- spsc: ordered sources. Producer contract: one control flow at a time (the
  * source's own); consumer contract: the claim holder. ---- */
 
-/* Reserve the record at *pos, or NULL when full (*pos is then where the drop happened). */
-MPITEV__INLINE mpitev__rec *mpitev__spsc_reserve(struct mpitev__srcbuf *b, uint64_t *pos) {
+/* Reserve position *pos: 1, or 0 when full (*pos is then where the drop happened). */
+MPITEV__INLINE int mpitev__spsc_reserve(struct mpitev__srcbuf *b, uint64_t *pos) {
     uint64_t p = atomic_load_explicit(&b->tail, memory_order_relaxed); /* only we store it */
     *pos = p;
-    if (MPITEV__UNLIKELY(p - b->head_cache >= b->capacity)) {
+    if (MPITEV__UNLIKELY(p >= b->limit)) {
         /* acquire: pairs with the release store of head in mpitev__spsc_consume, so the
          * drainer's reads of the record we are about to overwrite are finished. */
-        b->head_cache = atomic_load_explicit(&b->head, memory_order_acquire);
-        if (p - b->head_cache >= b->capacity) return NULL;
+        b->limit = atomic_load_explicit(&b->head, memory_order_acquire) + b->capacity;
+        if (p >= b->limit) return 0;
     }
-    return mpitev__rec_at(b, p);
+    return 1;
 }
 
 MPITEV__INLINE void mpitev__spsc_publish(struct mpitev__srcbuf *b, uint64_t pos) {
@@ -155,7 +156,8 @@ MPITEV__INLINE void mpitev__spsc_consume(struct mpitev__srcbuf *b, mpitev__rec *
 /* ---- mpsc: unordered sources. Producer contract: any number of threads, lock-free;
  * consumer contract: the claim holder. ---- */
 
-MPITEV__INLINE mpitev__rec *mpitev__mpsc_reserve(struct mpitev__srcbuf *b, uint64_t *pos) {
+/* As mpitev__spsc_reserve. */
+MPITEV__INLINE int mpitev__mpsc_reserve(struct mpitev__srcbuf *b, uint64_t *pos) {
     uint64_t p = atomic_load_explicit(&b->tail, memory_order_relaxed);
     for (;;) {
         mpitev__rec *r = mpitev__rec_at(b, p);
@@ -169,11 +171,11 @@ MPITEV__INLINE mpitev__rec *mpitev__mpsc_reserve(struct mpitev__srcbuf *b, uint6
             if (atomic_compare_exchange_weak_explicit(&b->tail, &p, p + 1, memory_order_relaxed,
                                                       memory_order_relaxed)) {
                 *pos = p;
-                return r;
+                return 1;
             }
         } else if (diff < 0) {
             *pos = p; /* the record of the previous lap is not consumed yet: full */
-            return NULL;
+            return 0;
         } else {
             p = atomic_load_explicit(&b->tail, memory_order_relaxed); /* raced: retry */
         }

@@ -162,11 +162,12 @@ MPITEV_API int mpitev_source_declare(mpitev_source *s, const mpitev_source_desc 
     s->mpitev__clock = d->clock ? *d->clock : mpitev__default_clock;
     s->mpitev__buf_capacity = d->buffer_capacity;
     s->mpitev__buf_record_size = d->buffer_record_size;
-    s->mpitev__buffered_default = d->buffered_by_default;
+    s->mpitev__buffered_default = d->buffered_by_default != 0; /* 0 or 1: indexes regset.need */
     s->mpitev__last_ts = INT64_MIN;
     rc = mpitev__srcbuf_create(s, d); /* every source can buffer (impl_buffer_ring.h) */
     if (rc) { memset(s, 0, sizeof *s); goto out; }
-    s->mpitev__declared = 1;
+    /* 1: declared ordered, 2: declared unordered (one load tells the raise both). */
+    s->mpitev__declared = d->ordering == MPITEV_SOURCE_ORDERED ? 1 : 2;
     atomic_store_explicit(&mpitev__S->sources[n], s, memory_order_relaxed);
     atomic_store_explicit(&mpitev__S->nsources, n + 1, memory_order_release); /* pairs with mpitev__source_at */
 out:

@@ -9,7 +9,7 @@
  * a 20 ms busy-wait (relative error about 1e-5 with a 100 ns clock read). rdtsc is not
  * serialising: a timestamp may be taken a few instructions early or late, which is far
  * below the clock's resolution in practice; ordered sources still never report a value
- * smaller than the previous one (mpitev__timestamp). TSCs of different sockets are
+ * smaller than the previous one (mpitev__timestamp_o). TSCs of different sockets are
  * synchronised by the kernel on current hardware; if yours are not, use the default. */
 #ifndef MPITEV__INSIDE
 #error "mpitev/detail/impl_clock_tsc.h is internal: include <mpitev/mpitev.h> instead"

@@ -16,11 +16,13 @@
 typedef struct mpitev__retired {
     struct mpitev__retired *next;
     uint64_t epoch;          /* grace epoch current when it was unpublished */
-    int kind;                /* MPITEV__RETIRED_MEMORY or MPITEV__RETIRED_REGISTRATION */
+    int kind;                /* MPITEV__RETIRED_MEMORY, _REGISTRATION or _SET */
     size_t size;             /* memory: bytes and alignment to give back to the allocator */
     size_t align;
 } mpitev__retired;
-enum { MPITEV__RETIRED_MEMORY = 0, MPITEV__RETIRED_REGISTRATION = 1 };
+/* _SET: a registration set that buffered records may reference; freed after its grace
+ * period and the drains (impl_buffer.h). Plain sets are _MEMORY. */
+enum { MPITEV__RETIRED_MEMORY = 0, MPITEV__RETIRED_REGISTRATION = 1, MPITEV__RETIRED_SET = 2 };
 
 /* Owned copies of info hints (writer side only, under the registry mutex). */
 typedef struct mpitev__kvlist {
@@ -70,8 +72,8 @@ typedef struct mpitev__slot {
     uint64_t bufsnap[MPITEV_MAX_SOURCES];
 } mpitev__slot;
 
-/* One entry of a type's registration set: copies of what the raise path needs, so it
- * touches the slot only to re-check the generation and load the callbacks. */
+/* One entry of a type's registration set: copies of what the raise and drain paths
+ * need, so they touch the slot only to re-check the generation and load the callbacks. */
 typedef struct mpitev__regref {
     mpitev__slot *slot;
     uint64_t handle;
@@ -80,10 +82,28 @@ typedef struct mpitev__regref {
     int buffered;                        /* copy of the slot's mode */
 } mpitev__regref;
 
+/* What a raise on a source must do with a set (mpitev__regset.need). */
+enum { MPITEV__NEED_RING = 1, MPITEV__NEED_NOW = 2 };
+
+/* A type's registration set: immutable once published. Buffered records reference it
+ * (docs/buffers.md), so a set that may be referenced outlives its grace period until
+ * the drains have consumed those records (bufsnap; kind MPITEV__RETIRED_SET). */
 struct mpitev__regset {
     mpitev__retired retired;             /* must stay first */
+    /* Raise-side header, precomputed at publish time. need[d]: what a raise on a source
+     * with buffered_by_default == d does: MPITEV__NEED_RING (some entry buffers there),
+     * MPITEV__NEED_NOW (some entry is delivered immediately there). */
+    unsigned char need[2];
     int n;
-    int nbuffered;                       /* refs whose mode is not MPITEV__BUF_OFF */
+    mpitev_type *type;
+    size_t extent;                       /* type->mpitev__extent: payload bytes a record copies */
+    int n_on;                            /* entries buffered on every source ("true") */
+    int n_src;                           /* entries following the source ("default") */
+    size_t bytes;                        /* allocation size */
+    /* Producer positions taken when the grace period ended (MPITEV_MAX_SOURCES entries,
+     * after ref[]), or NULL when no entry ever buffers. */
+    uint64_t *bufsnap;
+    int bufsnap_taken;
     mpitev__regref ref[];
 };
 

@@ -73,11 +73,15 @@ static void mpitev__report_drops_at_free(mpitev__slot *s, int cb_safety) {
     }
 }
 
+/* The registration modes that buffer on src: (ref.buffered & mask) != 0. */
+MPITEV__INLINE int mpitev__bufmask(const mpitev_source *src) {
+    return src->mpitev__buffered_default ? (MPITEV__BUF_ON | MPITEV__BUF_SOURCE) : MPITEV__BUF_ON;
+}
+
 /* Deliver one instance to every matching registration of a set (immediate delivery),
- * except those buffered on this source (bufmask, see impl_buffer_ring.h; 0: none). */
+ * except those buffered on this source (bufmask). */
 static void mpitev__deliver_set(const struct mpitev__regset *set, mpitev_source *src, const void *object,
-                                int cb_safety, const mpitev_instance *inst, int bufmask) {
-    int too_deep = mpitev__tls_depth > MPITEV_MAX_DEPTH;
+                                int cb_safety, const mpitev_instance *inst, int bufmask, int too_deep) {
     for (int k = 0; k < set->n; k++) {
         const mpitev__regref *r = &set->ref[k];
         if (r->buffered & bufmask) continue; /* went to the source buffer */
@@ -96,55 +100,108 @@ static void mpitev__deliver_set(const struct mpitev__regset *set, mpitev_source 
     }
 }
 
-static int64_t mpitev__timestamp(mpitev_source *src) {
-    int64_t ts = src->mpitev__clock.now ? src->mpitev__clock.now(src->mpitev__clock.ctx) : 0;
-    if (src->mpitev__ordering == MPITEV_SOURCE_ORDERED) {
+/* One timestamp per raise (read at the raise site, raise.h), shared by the ring record
+ * and the immediate deliveries. `ordered` as for mpitev__grace_enter_o. */
+MPITEV__INLINE int64_t mpitev__timestamp_o(mpitev_source *src, int64_t ts, int ordered) {
+    if (ordered) {
         /* One control flow raises: a plain read-modify-write of last_ts is enough. */
-        if (ts < src->mpitev__last_ts) ts = src->mpitev__last_ts;
+        if (MPITEV__UNLIKELY(ts < src->mpitev__last_ts)) ts = src->mpitev__last_ts;
         src->mpitev__last_ts = ts;
     }
     return ts;
 }
 
-/* Immediate delivery of one instance (the part of a raise that runs tool code). */
-static void mpitev__deliver_now(const struct mpitev__regset *set, mpitev_type *type, mpitev_source *src,
-                                const void *object, int cb_safety, const void *payload, int64_t ts, int bufmask) {
+/* Immediate delivery of one instance (the part of a raise that runs tool code). Out of
+ * line: a raise whose set has no immediate entry for its source never gets here. */
+MPITEV__INLINE void mpitev__deliver_now(const struct mpitev__regset *set, mpitev_source *src, const void *object,
+                                int cb_safety, const void *payload, int64_t ts) {
     mpitev_instance inst;
     inst.mpitev__magic = MPITEV__INSTANCE_MAGIC;
     inst.mpitev__source = src->mpitev__index;
-    inst.mpitev__type = type;
+    inst.mpitev__type = set->type;
     inst.mpitev__timestamp = ts;
     inst.mpitev__payload = (const unsigned char *)payload;
     mpitev__tls_depth++; /* tool code below runs one delivery level deeper */
-    if (atomic_load_explicit(&src->mpitev__drops_pending, memory_order_relaxed))
+    int too_deep = mpitev__tls_depth > MPITEV_MAX_DEPTH;
+    /* Pending drops are reported (tool code: the dropped handler) only where tool code
+     * may run; too deep, the instance itself is dropped and the report waits for the
+     * next instance of src delivered at an allowed depth. */
+    if (!too_deep && atomic_load_explicit(&src->mpitev__drops_pending, memory_order_relaxed))
         mpitev__flush_drops(src, cb_safety);
-    mpitev__deliver_set(set, src, object, cb_safety, &inst, bufmask);
+    mpitev__deliver_set(set, src, object, cb_safety, &inst, mpitev__bufmask(src), too_deep);
     mpitev__tls_depth--;
 }
 
 /* Buffered half of a raise (impl_buffer.h). */
-MPITEV__INLINE int mpitev__buffer_raise(const struct mpitev__regset *set, mpitev_source *src, mpitev_type *type,
-                                        const void *object, int64_t ts, const void *payload, int mask);
+MPITEV__INLINE int mpitev__buffer_put(mpitev_source *src, const struct mpitev__regset *set, const void *object,
+                                      int64_t ts, const void *payload, int ordered, uint64_t *pos);
+MPITEV__COLD static void mpitev__buffer_drop(mpitev_source *src, const struct mpitev__regset *set,
+                                             const void *object, uint64_t pos);
 
-/* The raise slow path: someone listens to `type`. Cold and out of line. Registrations
- * buffered on this source get a copy in its ring (no tool code runs); the others are
- * delivered now. */
-MPITEV__COLD MPITEV_API void mpitev__raise(mpitev_type *type, mpitev_source *src, const void *object,
-                                           int cb_safety, const void *payload) {
-    if (!src || !src->mpitev__declared) return; /* undeclared source: nothing to track grace on */
-    if (!mpitev__valid_safety(cb_safety)) cb_safety = MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE;
-    int p = mpitev__grace_enter(src);
-    const struct mpitev__regset *set = atomic_load_explicit(&type->mpitev__regs, memory_order_acquire);
-    if (set) {
-        int64_t ts = mpitev__timestamp(src); /* once, shared by every registration */
-        int bufmask = 0, nbuf = 0;
-        if (set->nbuffered) {
-            bufmask = src->mpitev__buffered_default ? (MPITEV__BUF_ON | MPITEV__BUF_SOURCE) : MPITEV__BUF_ON;
-            nbuf = mpitev__buffer_raise(set, src, type, object, ts, payload, bufmask);
-        }
-        if (nbuf < set->n) mpitev__deliver_now(set, type, src, object, cb_safety, payload, ts, bufmask);
+/* The rest of a raise that needs more than one ring record: immediate delivery (with
+ * or without a record), or counting a drop when the ring was full. Ends the raise's
+ * grace section. The raise body reaches it by a tail call only, so the body's common
+ * path (one record) makes no call and needs no callee-saved register. What to do
+ * travels in the low bits of the set pointer (sets are MPITEV_CACHE_LINE-aligned):
+ * MPITEV__REST_* flags, the grace parity, cb_safety. */
+enum { MPITEV__REST_RING = 1, MPITEV__REST_NOW = 2, MPITEV__REST_DROP = 4, MPITEV__REST_PARITY = 8,
+       MPITEV__REST_SAFETY_SHIFT = 4, MPITEV__REST_BITS = 63 };
+_Static_assert((int)MPITEV__NEED_RING == (int)MPITEV__REST_RING && (int)MPITEV__NEED_NOW == (int)MPITEV__REST_NOW,
+               "need[] bits are rest bits");
+_Static_assert(MPITEV_CACHE_LINE >= 64, "registration sets (MPITEV_CACHE_LINE-aligned) carry 6 flag bits");
+MPITEV__NOINLINE static void mpitev__raise_rest(uintptr_t bits, mpitev_source *src, const void *object,
+                                                const void *payload, int64_t ts, uint64_t pos) {
+    const struct mpitev__regset *set = (const struct mpitev__regset *)(bits & ~(uintptr_t)MPITEV__REST_BITS);
+    int ordered = src->mpitev__ordering == MPITEV_SOURCE_ORDERED;
+    if (bits & MPITEV__REST_RING) {
+        int ok = ordered ? mpitev__buffer_put(src, set, object, ts, payload, 1, &pos)
+                         : mpitev__buffer_put(src, set, object, ts, payload, 0, &pos);
+        if (!ok) bits |= MPITEV__REST_DROP;
     }
-    mpitev__grace_exit(src, p);
+    if (bits & MPITEV__REST_DROP) mpitev__buffer_drop(src, set, object, pos);
+    if (bits & MPITEV__REST_NOW)
+        mpitev__deliver_now(set, src, object, (int)(bits >> MPITEV__REST_SAFETY_SHIFT) & 3, payload, ts);
+    mpitev__grace_exit_o(src, (bits & MPITEV__REST_PARITY) != 0, ordered);
+}
+
+/* The raise body, specialised by ordering (a compile-time constant at both call sites):
+ * grace section, one acquire load of the set, the timestamp clamped, then the set's
+ * precomputed need[] for this source: only a ring record (the common buffered case:
+ * written inline, no walk of the set, no tool code), or the rest out of line. */
+MPITEV__INLINE void mpitev__raise_o(mpitev_type *type, mpitev_source *src, const void *object, int cb_safety,
+                                    const void *payload, int64_t ts, int ordered) {
+    int p = mpitev__grace_enter_o(src, ordered);
+    /* acquire: pairs with the release store in mpitev__regset_update (set contents). */
+    const struct mpitev__regset *set = atomic_load_explicit(&type->mpitev__regs, memory_order_acquire);
+    if (MPITEV__LIKELY(set != NULL)) {
+        unsigned need = set->need[src->mpitev__buffered_default];
+        uint64_t pos;
+        ts = mpitev__timestamp_o(src, ts, ordered); /* once, shared by every registration */
+        if (MPITEV__LIKELY(need == MPITEV__NEED_RING)) {
+            if (MPITEV__UNLIKELY(!mpitev__buffer_put(src, set, object, ts, payload, ordered, &pos))) {
+                mpitev__raise_rest((uintptr_t)set | (p ? MPITEV__REST_PARITY : 0) | MPITEV__REST_DROP, src, object,
+                                   NULL, 0, pos);
+                return;
+            }
+        } else if (need) {
+            if (!mpitev__valid_safety(cb_safety)) cb_safety = MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE;
+            mpitev__raise_rest((uintptr_t)set | (p ? MPITEV__REST_PARITY : 0) | need |
+                                   ((uintptr_t)cb_safety << MPITEV__REST_SAFETY_SHIFT), src, object, payload, ts, 0);
+            return;
+        }
+    }
+    mpitev__grace_exit_o(src, p, ordered);
+}
+
+/* The raise slow path: someone listens to `type`. Out of line (not inlined at raise
+ * sites, so the disabled raise stays one load and a branch). Registrations buffered on
+ * this source get a ring record (no tool code runs); the others are delivered now. */
+MPITEV__NOINLINE MPITEV_API void mpitev__raise(mpitev_type *type, mpitev_source *src, const void *object,
+                                               int cb_safety, const void *payload, int64_t ts) {
+    if (MPITEV__UNLIKELY(!src)) return;
+    int kind = src->mpitev__declared; /* 1: ordered, 2: unordered, 0: undeclared (no grace to track on) */
+    if (MPITEV__LIKELY(kind == 1)) mpitev__raise_o(type, src, object, cb_safety, payload, ts, 1);
+    else if (kind) mpitev__raise_o(type, src, object, cb_safety, payload, ts, 0);
 }
 
 /* ---- Accessors used inside callbacks. The instance pointer is only valid during the

@@ -36,30 +36,33 @@ static _Atomic uint64_t mpitev__tsan_fence_word;
 #define MPITEV__FENCE_SEQ_CST() atomic_thread_fence(memory_order_seq_cst)
 #endif
 
-MPITEV__INLINE void mpitev__counter_add(mpitev_source *s, int p, uint64_t d, memory_order mo) {
+/* `ordered` is the source's ordering when the caller knows it at compile time (the raise
+ * path is specialised per ordering), else the runtime value: either way it must be
+ * s->mpitev__ordering == MPITEV_SOURCE_ORDERED. */
+MPITEV__INLINE void mpitev__counter_add(mpitev_source *s, int p, uint64_t d, memory_order mo, int ordered) {
     _Atomic uint64_t *c = &s->mpitev__grace.inflight[p];
-    if (s->mpitev__ordering == MPITEV_SOURCE_ORDERED) /* single producer: no RMW needed */
+    if (ordered) /* single producer: no RMW needed */
         atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + d, mo);
     else
         atomic_fetch_add_explicit(c, d, mo);
 }
 
 /* Enter a read-side section on source s; returns the parity to pass to grace_exit. */
-MPITEV__INLINE int mpitev__grace_enter(mpitev_source *s) {
+MPITEV__INLINE int mpitev__grace_enter_o(mpitev_source *s, int ordered) {
     for (;;) {
         uint64_t e = atomic_load_explicit(&mpitev__S->epoch, memory_order_acquire);
         int p = (int)(e & 1);
-        mpitev__counter_add(s, p, 1, memory_order_relaxed);
+        mpitev__counter_add(s, p, 1, memory_order_relaxed, ordered);
         MPITEV__FENCE_SEQ_CST(); /* FENCE R: pairs with FENCE W2 in mpitev__grace_poll */
         if (MPITEV__LIKELY(atomic_load_explicit(&mpitev__S->epoch, memory_order_relaxed) == e)) return p;
-        mpitev__counter_add(s, p, (uint64_t)-1, memory_order_relaxed); /* flipped under us: recount */
+        mpitev__counter_add(s, p, (uint64_t)-1, memory_order_relaxed, ordered); /* flipped under us: recount */
     }
 }
 
-MPITEV__INLINE void mpitev__grace_exit(mpitev_source *s, int p) {
+MPITEV__INLINE void mpitev__grace_exit_o(mpitev_source *s, int p, int ordered) {
     /* release: our reads of registry pointers happen before the poll sees zero (it loads
      * with acquire) and frees them. */
-    mpitev__counter_add(s, p, (uint64_t)-1, memory_order_release);
+    mpitev__counter_add(s, p, (uint64_t)-1, memory_order_release, ordered);
 }
 
 /* Put an unpublished object on the retired list (mutex held). */

@@ -67,14 +67,27 @@ static mpitev__slot *mpitev__slot_take(void) {
     return s;
 }
 
+static size_t mpitev__regset_bytes(int n, int may_buffer) {
+    return sizeof(struct mpitev__regset) + sizeof(mpitev__regref) * (size_t)n +
+           (may_buffer ? sizeof(uint64_t) * MPITEV_MAX_SOURCES : 0);
+}
+
+/* Give a set back (mutex held; no raise or drain can reach it any more). */
+static void mpitev__regset_free(struct mpitev__regset *set) {
+    if (set) mpitev__free(set, set->bytes, MPITEV_CACHE_LINE);
+}
+
 /* Rebuild type's registration set with `add` added or `del` removed; publish it and
  * retire the old one (mutex held). */
 static int mpitev__regset_update(mpitev_type *t, mpitev__slot *add, mpitev__slot *del) {
     struct mpitev__regset *old = atomic_load_explicit(&t->mpitev__regs, memory_order_relaxed);
     int n = old ? old->n : 0, m = n + (add ? 1 : 0) - (del ? 1 : 0);
     struct mpitev__regset *nw = NULL;
-    size_t bytes = sizeof(struct mpitev__regset) + sizeof(mpitev__regref) * (size_t)(m > 0 ? m : 0);
     if (m > 0) {
+        int may = add && add->buffered != MPITEV__BUF_OFF;
+        for (int i = 0; i < n; i++)
+            if (old->ref[i].slot != del) may |= old->ref[i].buffered != MPITEV__BUF_OFF;
+        size_t bytes = mpitev__regset_bytes(m, may);
         nw = (struct mpitev__regset *)mpitev__zalloc(bytes, MPITEV_CACHE_LINE);
         if (!nw) return MPITEV_ERR_NO_MEM;
         int k = 0;
@@ -89,14 +102,28 @@ static int mpitev__regset_update(mpitev_type *t, mpitev__slot *add, mpitev__slot
             r->buffered = add->buffered;
         }
         nw->n = k;
-        for (int i = 0; i < k; i++) nw->nbuffered += nw->ref[i].buffered != MPITEV__BUF_OFF;
+        nw->type = t;
+        nw->extent = t->mpitev__extent;
+        nw->bytes = bytes;
+        int n_off = 0;
+        for (int i = 0; i < k; i++) {
+            nw->n_on += nw->ref[i].buffered == MPITEV__BUF_ON;
+            nw->n_src += nw->ref[i].buffered == MPITEV__BUF_SOURCE;
+            n_off += nw->ref[i].buffered == MPITEV__BUF_OFF;
+        }
+        /* What a raise does, by the source's buffered_by_default (0 or 1). */
+        for (int d = 0; d < 2; d++)
+            nw->need[d] = (unsigned char)(((nw->n_on || (d && nw->n_src)) ? MPITEV__NEED_RING : 0) |
+                                          ((n_off || (!d && nw->n_src)) ? MPITEV__NEED_NOW : 0));
+        nw->bufsnap = may ? (uint64_t *)(void *)&nw->ref[k] : NULL;
     }
     /* release: the set's contents are visible to whoever loads the pointer (acquire in
      * mpitev__raise, relaxed + later acquire for the fast path check). */
     atomic_store_explicit(&t->mpitev__regs, nw, memory_order_release);
-    if (old)
-        mpitev__retire(&old->retired, MPITEV__RETIRED_MEMORY,
-                       sizeof(struct mpitev__regset) + sizeof(mpitev__regref) * (size_t)old->n, MPITEV_CACHE_LINE);
+    /* A set some entry may buffer from can be named by records: its free also waits
+     * for the drains (mpitev__set_drains_passed). */
+    if (old) mpitev__retire(&old->retired, old->bufsnap ? MPITEV__RETIRED_SET : MPITEV__RETIRED_MEMORY, old->bytes,
+                            MPITEV_CACHE_LINE);
     if (add) add->in_set = 1;
     if (del) del->in_set = 0;
     return MPITEV_SUCCESS;
@@ -332,19 +359,20 @@ MPITEV_API int mpitev_reg_set_dropped_handler(mpitev_reg reg, mpitev_dropped_cb 
 /* Completions collected under the mutex, run outside it. */
 static void mpitev__report_drops_at_free(mpitev__slot *s, int cb_safety);
 static int mpitev__buffers_passed(mpitev__slot *s);
+static int mpitev__set_drains_passed(struct mpitev__regset *set);
+
+/* May a retired item past its grace period complete, as far as drains go? */
+static int mpitev__drains_passed(mpitev__retired *r) {
+    if (r->kind == MPITEV__RETIRED_SET) return mpitev__set_drains_passed((struct mpitev__regset *)r);
+    if (r->kind == MPITEV__RETIRED_REGISTRATION) return mpitev__buffers_passed((mpitev__slot *)r);
+    return 1;
+}
 
 static void mpitev__run_completions(mpitev__retired *done, int cb_safety, int *nfree) {
     while (done) {
         mpitev__retired *r = done;
         done = r->next;
-        if (r->kind == MPITEV__RETIRED_MEMORY) {
-            pthread_mutex_lock(&mpitev__S->lock);
-            mpitev__free(r, r->size, r->align);
-            pthread_mutex_unlock(&mpitev__S->lock);
-            continue;
-        }
-        mpitev__slot *s = (mpitev__slot *)r; /* retired is the slot's first member */
-        if (!mpitev__buffers_passed(s)) {
+        if (!mpitev__drains_passed(r)) {
             /* Records naming it may still sit in a source buffer: wait for the drains
              * (mpitev__progress_locked_then_unlock looks again). */
             pthread_mutex_lock(&mpitev__S->lock);
@@ -353,14 +381,26 @@ static void mpitev__run_completions(mpitev__retired *done, int cb_safety, int *n
             pthread_mutex_unlock(&mpitev__S->lock);
             continue;
         }
+        if (r->kind != MPITEV__RETIRED_REGISTRATION) {
+            pthread_mutex_lock(&mpitev__S->lock);
+            mpitev__free(r, r->size, r->align);
+            pthread_mutex_unlock(&mpitev__S->lock);
+            continue;
+        }
+        mpitev__slot *s = (mpitev__slot *)r; /* retired is the slot's first member */
         mpitev_reg h = mpitev__mkreg(mpitev__handle_bits(s->index, atomic_load_explicit(&s->gen, memory_order_relaxed) - 1));
         mpitev__report_drops_at_free(s, cb_safety);
         if (s->free_cb) s->free_cb(h, cb_safety, s->free_ud, s->free_ext);
         if (nfree) (*nfree)++;
         pthread_mutex_lock(&mpitev__S->lock);
-        mpitev__cbset *c = atomic_load_explicit(&s->cbs, memory_order_relaxed);
-        atomic_store_explicit(&s->cbs, NULL, memory_order_relaxed);
-        mpitev__free(c, sizeof *c, _Alignof(mpitev__cbset));
+        /* A zombie stays listed in the type's set (unlisting ran out of memory), so a
+         * drain may still meet it in a record and read its callbacks to count the
+         * discard: they stay until finalize. */
+        if (!s->zombie) {
+            mpitev__cbset *c = atomic_load_explicit(&s->cbs, memory_order_relaxed);
+            atomic_store_explicit(&s->cbs, NULL, memory_order_relaxed);
+            mpitev__free(c, sizeof *c, _Alignof(mpitev__cbset));
+        }
         mpitev__slot_release(s);
         pthread_mutex_unlock(&mpitev__S->lock);
     }
@@ -375,7 +415,7 @@ static int mpitev__progress_locked_then_unlock(int cb_safety) {
         /* Frees that waited for drains first (they are older), then new grace ends. */
         for (mpitev__retired **pp = &mpitev__S->bufwait_head; *pp;) {
             mpitev__retired *r = *pp;
-            if (mpitev__buffers_passed((mpitev__slot *)r)) {
+            if (mpitev__drains_passed(r)) {
                 *pp = r->next;
                 r->next = done;
                 done = r;
@@ -486,9 +526,7 @@ MPITEV_API int mpitev_finalize(void) {
         t->mpitev__declared = 0;
         /* A set can outlive its registrations only when unlisting ran out of memory
          * (zombie slots, or no callback left): nobody raises now, give it back. */
-        struct mpitev__regset *set = atomic_load_explicit(&t->mpitev__regs, memory_order_relaxed);
-        if (set)
-            mpitev__free(set, sizeof(struct mpitev__regset) + sizeof(mpitev__regref) * (size_t)set->n, MPITEV_CACHE_LINE);
+        mpitev__regset_free(atomic_load_explicit(&t->mpitev__regs, memory_order_relaxed));
         atomic_store_explicit(&t->mpitev__regs, NULL, memory_order_relaxed);
         atomic_store_explicit(&mpitev__S->types[i], NULL, memory_order_relaxed);
     }
@@ -504,6 +542,8 @@ MPITEV_API int mpitev_finalize(void) {
     for (uint32_t c = 0; c < nslots / MPITEV__CHUNK_SLOTS; c++) {
         mpitev__slot *chunk = atomic_load_explicit(&mpitev__S->chunks[c], memory_order_relaxed);
         for (int i = 0; i < MPITEV__CHUNK_SLOTS; i++) {
+            mpitev__cbset *zc = atomic_load_explicit(&chunk[i].cbs, memory_order_relaxed); /* zombies' */
+            mpitev__free(zc, sizeof *zc, _Alignof(mpitev__cbset));
             uint32_t g = atomic_load_explicit(&chunk[i].gen, memory_order_relaxed);
             if (g >= mpitev__gen_floor) mpitev__gen_floor = (g | 1u) + 1u; /* even, above g */
         }

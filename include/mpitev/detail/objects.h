@@ -34,7 +34,7 @@ typedef struct mpitev__grace_counters {
 
 /* An event source: an ordered control flow (or an unordered group of them) with a clock. */
 typedef struct mpitev_source {
-    int mpitev__declared;
+    int mpitev__declared;                    /* 0: no; 1: ordered; 2: unordered */
     int mpitev__index;
     int mpitev__ordering;
     int mpitev__buffered_default;
