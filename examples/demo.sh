@@ -1,5 +1,8 @@
 #!/bin/sh
-# README's demo: build mpitev's examples and run the demo program.
+# README's demo: build mpitev's examples, then run the toy MPI's ring program on 4 ranks
+# with the standard-API logger tool attached (LD_PRELOAD): every rank prints the MPI_T
+# events toy_mpi raised for it (matching queues, eager and rendezvous protocols,
+# transfers, the final MPI_Allreduce), with element names taken from each event's enum.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -7,3 +10,7 @@ sh cmake/prereqs.sh gcc libc6-dev make cmake pkg-config
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPITEV_BUILD_TESTS=OFF -DMPITEV_BUILD_BENCH=OFF >/dev/null
 cmake --build build -j2 >/dev/null
 ./build/examples/hello/mpitev_hello
+echo
+echo "== toy_mpi ring on 4 ranks, logged by libmpitev_logger.so (MPI_T events through mpitev) =="
+LD_PRELOAD="$root/build/examples/tools/lib/libmpitev_logger.so" \
+    build/examples/toy_mpi/bin/mpiexec -n 4 --timeout 60 build/examples/toy_mpi/bin/ring
