@@ -163,37 +163,52 @@ MPITEV__INLINE void mpitev__drain_report(mpitev_source *src, struct mpitev__srcb
     if (mark == MPITEV__NO_MARK || (int64_t)(head - mark) >= 0) mpitev__flush_drops(src, cb_safety);
 }
 
-/* Drain with the claim held. Returns the number of callbacks run. */
-static int mpitev__drain_claimed(mpitev_source *src, struct mpitev__srcbuf *b, int max, int cb_safety) {
+/* Drain with the claim held, specialised by ring kind (mpsc: a compile-time constant).
+ * Returns the number of callbacks run. The ring geometry is copied to locals: the
+ * callbacks are opaque calls, after which fields of *b would be reloaded. */
+MPITEV__INLINE int mpitev__drain_ring(mpitev_source *src, struct mpitev__srcbuf *b, int max, int cb_safety, int mpsc) {
     int gp = mpitev__drain_grace_enter(b);
     uint64_t head = atomic_load_explicit(&b->head, memory_order_relaxed); /* only claim holders store it */
     uint64_t limit = head;
+    unsigned char *const base = b->base;
+    const uint64_t rmask = b->mask;
+    const size_t stride = b->stride;
+    const unsigned nmax = max < 0 ? ~0u : (unsigned)max;
     int delivered = 0, too_deep = mpitev__tls_depth >= MPITEV_MAX_DEPTH, mask = mpitev__bufmask(src);
     mpitev_instance inst;
     inst.mpitev__magic = MPITEV__INSTANCE_MAGIC;
     inst.mpitev__source = src->mpitev__index;
     mpitev__tls_depth++; /* callbacks run one delivery level deeper */
-    for (int i = 0; max < 0 || i < max; i++) {
-        mpitev__rec *r = b->mpsc ? mpitev__mpsc_peek(b, head) : mpitev__spsc_peek(b, head, &limit);
-        if (!r) break;
+    for (unsigned i = 0; i < nmax; i++) {
+        mpitev__rec *r = (mpitev__rec *)(void *)(base + (size_t)(head & rmask) * stride);
+        if (mpsc) {
+            /* acquire: pairs with the release in mpitev__mpsc_publish. A reserved but
+             * unpublished record stops the drain here (never skipped). */
+            if (atomic_load_explicit(&r->seq, memory_order_acquire) != head + 1) break;
+        } else if (head == limit) {
+            /* acquire: pairs with the release in mpitev__spsc_publish */
+            limit = atomic_load_explicit(&b->tail, memory_order_acquire);
+            if (head == limit) break;
+        }
         /* Report drops that happened before this record was raised (or at an earlier
          * drain), never ones raised after it: E3, E4 dropped, handler before E5. */
         mpitev__drain_report(src, b, head, cb_safety);
         /* The set is alive: its free waits for this drain (mpitev__set_drains_passed). */
-        const struct mpitev__regset *set = (const struct mpitev__regset *)(r->set & ~MPITEV__REC_NO_PAYLOAD);
+        uintptr_t sv = r->set;
+        const struct mpitev__regset *set = (const struct mpitev__regset *)(sv & ~MPITEV__REC_NO_PAYLOAD);
         const void *object = r->object;
         inst.mpitev__type = set->type;
         inst.mpitev__timestamp = r->ts;
-        inst.mpitev__payload = (r->set & MPITEV__REC_NO_PAYLOAD) ? NULL : mpitev__rec_payload(r);
+        inst.mpitev__payload = (sv & MPITEV__REC_NO_PAYLOAD) ? NULL : mpitev__rec_payload(r);
         /* The registrations the instance was raised to: listed in the set, buffered on
          * this source, object matching (the walk the raise no longer does). */
-        for (int k = 0; k < set->n; k++) {
-            const mpitev__regref *ref = &set->ref[k];
+        const mpitev__regref *ref = set->ref, *end = ref + set->n;
+        for (; ref != end; ref++) {
             if (!(ref->buffered & mask)) continue; /* delivered immediately at the raise */
             if (ref->bound && ref->object != object) continue;
             delivered += mpitev__drain_one(src, ref, cb_safety, &inst, too_deep);
         }
-        if (b->mpsc) mpitev__mpsc_consume(b, r, head);
+        if (mpsc) mpitev__mpsc_consume(b, r, head);
         else mpitev__spsc_consume(b, r, head);
         head++;
     }
@@ -203,6 +218,10 @@ static int mpitev__drain_claimed(mpitev_source *src, struct mpitev__srcbuf *b, i
     mpitev__tls_depth--;
     mpitev__drain_grace_exit(b, gp);
     return delivered;
+}
+
+static int mpitev__drain_claimed(mpitev_source *src, struct mpitev__srcbuf *b, int max, int cb_safety) {
+    return b->mpsc ? mpitev__drain_ring(src, b, max, cb_safety, 1) : mpitev__drain_ring(src, b, max, cb_safety, 0);
 }
 
 MPITEV_API int mpitev_source_drain(mpitev_source *src, int max, int cb_safety) {

@@ -131,18 +131,8 @@ MPITEV__INLINE int mpitev__spsc_reserve(struct mpitev__srcbuf *b, uint64_t *pos)
 
 MPITEV__INLINE void mpitev__spsc_publish(struct mpitev__srcbuf *b, uint64_t pos) {
     /* release: the record's contents before the new tail; pairs with the acquire load of
-     * tail in mpitev__spsc_peek. */
+     * tail in mpitev__drain_ring. */
     atomic_store_explicit(&b->tail, pos + 1, memory_order_release);
-}
-
-/* Consumer: the record at head if one is published, else NULL. *limit caches tail. */
-MPITEV__INLINE mpitev__rec *mpitev__spsc_peek(struct mpitev__srcbuf *b, uint64_t head, uint64_t *limit) {
-    if (head == *limit) {
-        /* acquire: pairs with the release in mpitev__spsc_publish */
-        *limit = atomic_load_explicit(&b->tail, memory_order_acquire);
-        if (head == *limit) return NULL;
-    }
-    return mpitev__rec_at(b, head);
 }
 
 MPITEV__INLINE void mpitev__spsc_consume(struct mpitev__srcbuf *b, mpitev__rec *r, uint64_t head) {
@@ -184,19 +174,11 @@ MPITEV__INLINE int mpitev__mpsc_reserve(struct mpitev__srcbuf *b, uint64_t *pos)
 
 MPITEV__INLINE void mpitev__mpsc_publish(struct mpitev__srcbuf *b, uint64_t pos) {
     /* release: the record's contents before its sequence; pairs with the acquire load in
-     * mpitev__mpsc_peek. */
+     * mpitev__drain_ring. */
     atomic_store_explicit(&mpitev__rec_at(b, pos)->seq, pos + 1, memory_order_release);
 }
 
-/* Consumer: the record at head if published. A reserved but unpublished record stops
- * the drain there (raise order is reservation order), it never skips it. */
-MPITEV__INLINE mpitev__rec *mpitev__mpsc_peek(struct mpitev__srcbuf *b, uint64_t head) {
-    mpitev__rec *r = mpitev__rec_at(b, head);
-    /* acquire: pairs with the release in mpitev__mpsc_publish */
-    if (atomic_load_explicit(&r->seq, memory_order_acquire) != head + 1) return NULL;
-    return r;
-}
-
+/* Consumer side (the record at head if published): mpitev__drain_ring. */
 MPITEV__INLINE void mpitev__mpsc_consume(struct mpitev__srcbuf *b, mpitev__rec *r, uint64_t head) {
     /* release: pairs with the acquire in mpitev__mpsc_reserve of the next lap. */
     atomic_store_explicit(&r->seq, head + b->capacity, memory_order_release);
