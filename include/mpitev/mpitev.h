@@ -28,9 +28,6 @@
  *                              from a nested callback is dropped and counted.
  *   MPITEV_CACHE_LINE          [all TUs, same value]  Cache line size used to separate
  *                              producer and consumer counters (default 64).
- *   MPITEV_BUFFER_REGS_PER_RECORD [implementation TU] Registration handles one buffered
- *                              record carries (default 4); an instance buffered for more
- *                              registrations takes several records (docs/buffers.md).
  *
  * Runtime-replaceable: the allocator (mpitev_set_allocator) and each source's clock.
  * ==================================================================================
