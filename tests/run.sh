@@ -11,16 +11,19 @@ sh cmake/prereqs.sh gcc g++ libc6-dev make cmake pkg-config libcmocka-dev clang 
   libmpich-dev mpich libopen-trace-format2-dev otf2-tools valgrind
 jobs=${JOBS:-2}
 
-run_suite() { # name, extra cmake args...
+run_suite() { # name, extra cmake args... ($CTEST_ARGS: extra ctest arguments)
   name=$1; shift
   echo "=== $name"
   cmake -S . -B "build-$name" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
   cmake --build "build-$name" -j"$jobs" >/dev/null
-  (cd "build-$name" && ctest -j"$jobs" --output-on-failure --timeout 600)
+  # shellcheck disable=SC2086
+  (cd "build-$name" && ctest -j"$jobs" --output-on-failure --timeout 600 ${CTEST_ARGS:-})
 }
 
 run_suite default
 run_suite asan -DMPITEV_SANITIZE=address,undefined -DMPITEV_BUILD_EXAMPLES=OFF -DMPITEV_BUILD_BENCH=OFF
-TSAN_OPTIONS="halt_on_error=1 ${TSAN_OPTIONS:-}" \
+# Under TSan the MPICH adapter test is left out: MPICH's UCX memory hooks (libucm)
+# crash the TSan runtime at thread exit, with or without mpitev in the program.
+TSAN_OPTIONS="halt_on_error=1 ${TSAN_OPTIONS:-}" CTEST_ARGS="-LE mpich" \
   run_suite tsan -DMPITEV_SANITIZE=thread -DMPITEV_BUILD_EXAMPLES=OFF -DMPITEV_BUILD_BENCH=OFF
 echo "all test suites passed"

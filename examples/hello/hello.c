@@ -42,8 +42,8 @@ static void send_messages(int n) {
 static void on_msg_sent(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *user_data,
                         mpitev_fnptr ext) {
     (void)reg; (void)ext;
-    int32_t peer, tag;
-    int64_t bytes, ts;
+    int32_t peer = 0, tag = 0;
+    int64_t bytes = 0, ts = 0;
     mpitev_instance_read(inst, 0, &peer);
     mpitev_instance_read(inst, 1, &tag);
     mpitev_instance_read(inst, 2, &bytes);

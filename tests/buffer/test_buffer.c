@@ -51,8 +51,8 @@ static void log_add(char k, int tag, int64_t v, int64_t ts, int s, int safety) {
 static void ev_cb(const mpitev_instance *i, mpitev_reg r, int safety, void *ud, mpitev_fnptr e) {
     (void)r; (void)e;
     struct msg m;
-    int64_t ts;
-    int s, t;
+    int64_t ts = 0;
+    int s = -1, t = -1;
     OK(mpitev_instance_copy(i, &m));
     OK(mpitev_instance_timestamp(i, &ts));
     OK(mpitev_instance_source(i, &s));

@@ -75,7 +75,7 @@ static void on_event(const mpitev_instance *i, mpitev_reg r, int safety, void *u
     atomic_fetch_add(&c->in_cb, 1);
     if (atomic_load(&c->freed)) violation(c, "event after free callback");
     struct payload p;
-    int s;
+    int s = -1;
     if (mpitev_instance_copy(i, &p) || mpitev_instance_source(i, &s)) violation(c, "accessor");
     int slot = s == mpitev_source_index(&usrc) ? NPROD : s - mpitev_source_index(&osrc[0]);
     if (slot < 0 || slot >= NSRC || p.producer < 0 || p.producer >= NPROD) violation(c, "source/producer");
