@@ -21,7 +21,7 @@ run_suite() { # name, extra cmake args... ($CTEST_ARGS: extra ctest arguments)
 }
 
 run_suite default
-run_suite asan -DMPITEV_SANITIZE=address,undefined -DMPITEV_BUILD_EXAMPLES=OFF -DMPITEV_BUILD_BENCH=OFF
+run_suite asan -DMPITEV_SANITIZE=address,undefined -DMPITEV_BUILD_BENCH=OFF
 # Under TSan the MPICH adapter test is left out: MPICH's UCX memory hooks (libucm)
 # crash the TSan runtime at thread exit, with or without mpitev in the program.
 TSAN_OPTIONS="halt_on_error=1 ${TSAN_OPTIONS:-}" CTEST_ARGS="-LE mpich" \
