@@ -194,6 +194,50 @@ static void failing_allocator_no_mem(void **state) {
     assert_int_equal(tk.live, 0);
 }
 
+static int nother;
+static void other_cb(const mpitev_instance *i, mpitev_reg r, int s, void *u, mpitev_fnptr e) {
+    (void)i; (void)r; (void)s; (void)u; (void)e;
+    nother++;
+}
+
+static int count_kv(const char *k, const char *v, void *ctx) {
+    (void)v;
+    if (strcmp(k, "keep") == 0) ++*(int *)ctx;
+    return 0;
+}
+
+/* Replacing a callback with new hints runs out of memory at every possible point: the
+ * old callback and its hints stay exactly as they were. */
+static void replace_callback_no_mem_keeps_old(void **state) {
+    (void)state;
+    OK(mpitev_init());
+    mpitev_source_desc sd = src_desc("src", MPITEV_SOURCE_ORDERED, NULL);
+    OK(mpitev_source_declare(&src, &sd));
+    mpitev_type_desc td = pair_desc("ev", MPITEV_BIND_NO_OBJECT);
+    OK(mpitev_type_declare(&ev, &td));
+    mpitev_reg r;
+    OK(mpitev_reg_alloc(0, NULL, NULL, 0, &r));
+    mpitev_kv old_hint = { "keep", "1" };
+    OK(mpitev_reg_set_callback(r, 0, cb, NULL, NULL, &old_hint, 1));
+    mpitev_kv new_hints[3] = { { "a", "1" }, { "b", "2" }, { "c", "3" } };
+    for (long k = 0; k < 12; k++) {
+        tk.fail_after = tk.allocs + k;
+        int rc = mpitev_reg_set_callback(r, 0, other_cb, NULL, NULL, new_hints, 3);
+        tk.fail_after = -1;
+        if (rc == MPITEV_SUCCESS) break; /* enough memory from here on */
+        assert_int_equal(rc, MPITEV_ERR_NO_MEM);
+        int seen = 0;
+        OK(mpitev_reg_callback_get_info(r, 0, count_kv, &seen));
+        assert_int_equal(seen, 1); /* the old hint is still there */
+        ncb = nother = 0;
+        MPITEV_RAISE(&ev, &src, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
+        assert_int_equal(ncb, 1); /* and the old callback still runs */
+        assert_int_equal(nother, 0);
+    }
+    OK(mpitev_finalize());
+    assert_int_equal(tk.live, 0);
+}
+
 /* Fail the k-th allocation for every k the workload reaches: never a crash, a leak, a
  * bad free or an unexpected error code. */
 static void fail_at_every_point(void **state) {
@@ -226,6 +270,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(all_memory_returned, setup, teardown),
         cmocka_unit_test_setup_teardown(set_allocator_only_when_not_initialized, setup, teardown),
         cmocka_unit_test_setup_teardown(failing_allocator_no_mem, setup, teardown),
+        cmocka_unit_test_setup_teardown(replace_callback_no_mem_keeps_old, setup, teardown),
         cmocka_unit_test_setup_teardown(fail_at_every_point, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -308,11 +308,19 @@ MPITEV_API int mpitev_reg_set_callback(mpitev_reg reg, int cb_safety, mpitev_eve
         c->fn[cb_safety] = fn;
         c->ud[cb_safety] = fn ? user_data : NULL;
         c->ext[cb_safety] = fn ? ext : NULL;
-        /* Replacing (or removing) a callback replaces its hints too (16.3.8.4). */
-        mpitev__kv_clear(&s->cbinfo[cb_safety]);
-        for (int i = 0; fn && i < ninfo && !rc; i++) rc = mpitev__kv_put(&s->cbinfo[cb_safety], info[i].key, info[i].value);
+        /* Replacing (or removing) a callback replaces its hints too (16.3.8.4). Build
+         * the new hints aside and swap them in only once the callback is published, so
+         * running out of memory leaves callback and hints as they were. */
+        mpitev__kvlist hints = { 0, 0, NULL };
+        for (int i = 0; fn && i < ninfo && !rc; i++) rc = mpitev__kv_put(&hints, info[i].key, info[i].value);
         if (rc) mpitev__free(c, sizeof *c, _Alignof(mpitev__cbset));
         else rc = mpitev__cbset_publish(s, c);
+        if (rc) {
+            mpitev__kv_clear(&hints);
+        } else {
+            mpitev__kv_clear(&s->cbinfo[cb_safety]);
+            s->cbinfo[cb_safety] = hints;
+        }
     }
     mpitev__unlock();
     return rc;
