@@ -3,6 +3,8 @@
 #include <mpitev/mpitev.h>
 #include "core_test.h"
 
+#include <pthread.h>
+
 static mpitev_type ev, ev2;
 static mpitev_source src;
 static struct pair cur;
@@ -208,6 +210,48 @@ static void free_callback_uses_registry(void **state) {
     assert_int_equal(inner_free_calls, 1);
 }
 
+/* A raise nested in a callback, on the same ordered source, runs inside the outer
+ * raise's grace section and must not end it: a free from the inner callback waits for
+ * the outer raise too, however often another thread polls meanwhile (this thread does
+ * not poll inside a delivery). */
+static int nest_inner_calls, nest_frees_during_outer;
+static void *nest_poller(void *arg) {
+    (void)arg;
+    for (int i = 0; i < 4; i++) mpitev_progress(MPITEV_CB_REQUIRE_NONE);
+    nest_frees_during_outer = fr.calls;
+    return NULL;
+}
+static void nest_inner_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud, mpitev_fnptr ext) {
+    (void)inst; (void)cb_safety; (void)ud; (void)ext;
+    nest_inner_calls++;
+    OK(mpitev_reg_free(reg, NULL, on_free, NULL));
+}
+static void nest_outer_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud, mpitev_fnptr ext) {
+    (void)inst; (void)reg; (void)cb_safety; (void)ud; (void)ext;
+    MPITEV_RAISE(&ev2, &src, NULL, MPITEV_CB_REQUIRE_NONE, &cur); /* nested, same source */
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, nest_poller, NULL), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+}
+static void nested_raise_keeps_outer_grace(void **state) {
+    (void)state;
+    memset(&fr, 0, sizeof fr);
+    nest_inner_calls = 0;
+    nest_frees_during_outer = -1;
+    mpitev_reg r1, r2;
+    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &r1));
+    OK(mpitev_reg_set_callback(r1, MPITEV_CB_REQUIRE_NONE, nest_outer_cb, NULL, NULL, NULL, 0));
+    OK(mpitev_reg_alloc(mpitev_type_index(&ev2), NULL, NULL, 0, &r2));
+    OK(mpitev_reg_set_callback(r2, MPITEV_CB_REQUIRE_NONE, nest_inner_cb, NULL, NULL, NULL, 0));
+    raise_ev();
+    assert_int_equal(nest_inner_calls, 1);
+    assert_int_equal(nest_frees_during_outer, 0); /* the outer raise was still in flight */
+    mpitev_progress(MPITEV_CB_REQUIRE_NONE);
+    assert_int_equal(fr.calls, 1);
+    assert_true(fr.reg == r2.bits);
+    OK(mpitev_reg_free(r1, NULL, NULL, NULL));
+}
+
 /* Live registrations at finalize go away without their (never given) free callback and
  * without any further delivery. */
 static void finalize_drops_live_registrations(void **state) {
@@ -233,6 +277,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(finalize_runs_pending_free, setup, core_teardown),
         cmocka_unit_test_setup_teardown(callback_changes_registry, setup, core_teardown),
         cmocka_unit_test_setup_teardown(free_callback_uses_registry, setup, core_teardown),
+        cmocka_unit_test_setup_teardown(nested_raise_keeps_outer_grace, setup, core_teardown),
         cmocka_unit_test_setup_teardown(finalize_drops_live_registrations, setup, core_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -87,16 +87,8 @@ MPITEV__INLINE void mpitev__copy_payload(unsigned char *d, const unsigned char *
  * runs mpitev__buffer_drop). No walk of the set, no call, no lock, no allocation; on
  * an ordered source (ordered == 1, a compile-time constant at the call site) no atomic
  * read-modify-write either. */
-MPITEV__INLINE int mpitev__buffer_put(mpitev_source *src, const struct mpitev__regset *set, const void *object,
-                                      int64_t ts, const void *payload, int ordered, uint64_t *pos) {
-    struct mpitev__srcbuf *b = src->mpitev__buf;
-    size_t len = set->extent;
-    if (MPITEV__UNLIKELY(len > b->payload_max)) {
-        *pos = atomic_load_explicit(&b->tail, memory_order_relaxed);
-        return 0;
-    }
-    if (MPITEV__UNLIKELY(!(ordered ? mpitev__spsc_reserve(b, pos) : mpitev__mpsc_reserve(b, pos)))) return 0;
-    mpitev__rec *r = mpitev__rec_at(b, *pos);
+MPITEV__INLINE void mpitev__rec_write(mpitev__rec *r, const struct mpitev__regset *set, const void *object,
+                                      int64_t ts, const void *payload, size_t len) {
     r->ts = ts;
     r->object = object;
     if (MPITEV__LIKELY(payload != NULL)) {
@@ -105,8 +97,30 @@ MPITEV__INLINE int mpitev__buffer_put(mpitev_source *src, const struct mpitev__r
     } else {
         r->set = (uintptr_t)set | MPITEV__REC_NO_PAYLOAD;
     }
-    if (ordered) mpitev__spsc_publish(b, *pos);
-    else mpitev__mpsc_publish(b, *pos);
+}
+
+MPITEV__INLINE int mpitev__buffer_put(mpitev_source *src, const struct mpitev__regset *set, const void *object,
+                                      int64_t ts, const void *payload, int ordered, uint64_t *pos) {
+    size_t len = set->extent;
+    if (ordered) {
+        unsigned char *w = src->mpitev__wr;
+        if (MPITEV__UNLIKELY(len > src->mpitev__wpayload || (w >= src->mpitev__wstop && !mpitev__spsc_refill(src)))) {
+            *pos = atomic_load_explicit(&src->mpitev__wtail, memory_order_relaxed);
+            return 0;
+        }
+        w = src->mpitev__wr; /* the refill may have wrapped */
+        mpitev__rec_write((mpitev__rec *)(void *)w, set, object, ts, payload, len);
+        mpitev__spsc_publish(src, w);
+        return 1;
+    }
+    struct mpitev__srcbuf *b = src->mpitev__buf;
+    if (MPITEV__UNLIKELY(len > b->payload_max)) {
+        *pos = atomic_load_explicit(&b->tail, memory_order_relaxed);
+        return 0;
+    }
+    if (MPITEV__UNLIKELY(!mpitev__mpsc_reserve(b, pos))) return 0;
+    mpitev__rec_write(mpitev__rec_at(b, *pos), set, object, ts, payload, len);
+    mpitev__mpsc_publish(b, *pos);
     return 1;
 }
 
@@ -187,7 +201,7 @@ MPITEV__INLINE int mpitev__drain_ring(mpitev_source *src, struct mpitev__srcbuf 
             if (atomic_load_explicit(&r->seq, memory_order_acquire) != head + 1) break;
         } else if (head == limit) {
             /* acquire: pairs with the release in mpitev__spsc_publish */
-            limit = atomic_load_explicit(&b->tail, memory_order_acquire);
+            limit = atomic_load_explicit(&src->mpitev__wtail, memory_order_acquire);
             if (head == limit) break;
         }
         /* Report drops that happened before this record was raised (or at an earlier
@@ -261,7 +275,7 @@ static int mpitev__drains_passed_snap(uint64_t *snap, int *taken, int on, int by
             mpitev_source *src = atomic_load_explicit(&mpitev__S->sources[i], memory_order_relaxed);
             int may = on || src->mpitev__buffered_default;
             /* acquire: orders the snapshot after the grace period's observations */
-            snap[i] = may ? atomic_load_explicit(&src->mpitev__buf->tail, memory_order_acquire) : 0;
+            snap[i] = may ? atomic_load_explicit(mpitev__ring_tail(src), memory_order_acquire) : 0;
         }
         *taken = n + 1;
     }

@@ -1,8 +1,11 @@
 /* mpitev implementation: the per-source rings that hold buffered event instances.
  *
  * Two bounded rings of fixed-size records share one layout (docs/buffers.md):
- *   - spsc: ordered sources. One control flow produces, so the producer owns `tail`
- *     and publishes with a plain release store; no atomic read-modify-write.
+ *   - spsc: ordered sources. One control flow produces, so the producer owns the tail
+ *     and publishes it with a plain release store; no atomic read-modify-write. Its
+ *     side lives in the source's raise line (mpitev__wr, wstop, wtail, wstride,
+ *     wpayload): the next record's address and a stop address below which records are
+ *     known free with no wrap due, so a put is one compare, the stores and an add.
  *   - mpsc: unordered sources. Producers reserve a record with a CAS on `tail` and
  *     publish it through the record's own sequence word (Vyukov's bounded queue), so a
  *     producer preempted between reserve and publish never blocks the others.
@@ -46,10 +49,8 @@ typedef struct mpitev__rec {
 struct mpitev__srcbuf {
     /* Producer line: written by raises, read by the drainer once per drain and by the
      * free-completion snapshot. */
-    _Alignas(MPITEV_CACHE_LINE) _Atomic uint64_t tail; /* next position to reserve */
-    uint64_t limit;                  /* spsc: producer's last view of head + capacity (its
-                                      * own): below it the ring is known not full, so the
-                                      * full check needs no load of the consumer's line */
+    _Alignas(MPITEV_CACHE_LINE) _Atomic uint64_t tail; /* mpsc: next position to reserve
+                                      * (spsc: the source's mpitev__wtail) */
     _Atomic uint64_t drop_mark;      /* position of the first unreported full-buffer drop */
     /* Consumer line: written by the drainer only. */
     _Alignas(MPITEV_CACHE_LINE) _Atomic uint64_t head; /* next position to consume */
@@ -88,7 +89,6 @@ static int mpitev__srcbuf_create(mpitev_source *s, const mpitev_source_desc *d) 
     b->payload_max = (psize + 7u) & ~7u;
     b->stride = (uint32_t)sizeof(mpitev__rec) + b->payload_max;
     b->mpsc = d->ordering == MPITEV_SOURCE_UNORDERED;
-    b->limit = cap; /* head 0 */
     b->base = (unsigned char *)mpitev__zalloc(mpitev__srcbuf_bytes(b), MPITEV_CACHE_LINE);
     if (!b->base) {
         mpitev__free(b, sizeof *b, MPITEV_CACHE_LINE);
@@ -99,6 +99,12 @@ static int mpitev__srcbuf_create(mpitev_source *s, const mpitev_source_desc *d) 
         atomic_init(&mpitev__rec_at(b, i)->seq, i);
     atomic_init(&b->drop_mark, MPITEV__NO_MARK);
     s->mpitev__buf = b;
+    /* spsc producer side (unused on mpsc rings): all records free, head 0. */
+    s->mpitev__wr = b->base;
+    s->mpitev__wstop = b->base + mpitev__srcbuf_bytes(b);
+    atomic_init(&s->mpitev__wtail, 0);
+    s->mpitev__wstride = b->stride;
+    s->mpitev__wpayload = b->payload_max;
     s->mpitev__buf_capacity = cap;
     s->mpitev__buf_record_size = b->payload_max;
     return MPITEV_SUCCESS;
@@ -116,29 +122,41 @@ static void mpitev__srcbuf_destroy(mpitev_source *s) {
 /* ---- spsc: ordered sources. Producer contract: one control flow at a time (the
  * source's own); consumer contract: the claim holder. ---- */
 
-/* Reserve position *pos: 1, or 0 when full (*pos is then where the drop happened). */
-MPITEV__INLINE int mpitev__spsc_reserve(struct mpitev__srcbuf *b, uint64_t *pos) {
-    uint64_t p = atomic_load_explicit(&b->tail, memory_order_relaxed); /* only we store it */
-    *pos = p;
-    if (MPITEV__UNLIKELY(p >= b->limit)) {
-        /* acquire: pairs with the release store of head in mpitev__spsc_consume, so the
-         * drainer's reads of the record we are about to overwrite are finished. */
-        b->limit = atomic_load_explicit(&b->head, memory_order_acquire) + b->capacity;
-        if (p >= b->limit) return 0;
-    }
-    return 1;
+/* The published tail of src's ring (the drainer's and free completions' view). */
+static _Atomic uint64_t *mpitev__ring_tail(mpitev_source *s) {
+    return s->mpitev__ordering == MPITEV_SOURCE_ORDERED ? &s->mpitev__wtail : &s->mpitev__buf->tail;
 }
 
-MPITEV__INLINE void mpitev__spsc_publish(struct mpitev__srcbuf *b, uint64_t pos) {
+/* The producer reached wstop (cold): wrap if at the end of the ring, then recompute
+ * wstop from the consumer's head. Returns 1 if the record at wr is free, 0 when the
+ * ring is full. Invariant: wr is the address of position wtail, or the end of the ring
+ * when wtail is a multiple of the capacity not yet wrapped; [wr, wstop) are free
+ * records of the current lap (head only grows: a stale wstop is conservative). */
+MPITEV__COLD static int mpitev__spsc_refill(mpitev_source *s) {
+    struct mpitev__srcbuf *b = s->mpitev__buf;
+    uint64_t p = atomic_load_explicit(&s->mpitev__wtail, memory_order_relaxed); /* only we store it */
+    if (s->mpitev__wr == b->base + mpitev__srcbuf_bytes(b)) s->mpitev__wr = b->base;
+    /* acquire: pairs with the release store of head in mpitev__spsc_consume, so the
+     * drainer's reads of the records we are about to overwrite are finished. */
+    uint64_t head = atomic_load_explicit(&b->head, memory_order_acquire);
+    uint64_t avail = head + b->capacity - p, to_end = b->capacity - (p & b->mask);
+    s->mpitev__wstop = s->mpitev__wr + (size_t)(avail < to_end ? avail : to_end) * b->stride;
+    return avail != 0;
+}
+
+/* After writing the record at wr: advance and publish. */
+MPITEV__INLINE void mpitev__spsc_publish(mpitev_source *s, unsigned char *wr) {
+    s->mpitev__wr = wr + s->mpitev__wstride;
     /* release: the record's contents before the new tail; pairs with the acquire load of
-     * tail in mpitev__drain_ring. */
-    atomic_store_explicit(&b->tail, pos + 1, memory_order_release);
+     * the tail in mpitev__drain_ring. Single producer: load and store, no RMW. */
+    atomic_store_explicit(&s->mpitev__wtail, atomic_load_explicit(&s->mpitev__wtail, memory_order_relaxed) + 1,
+                          memory_order_release);
 }
 
 MPITEV__INLINE void mpitev__spsc_consume(struct mpitev__srcbuf *b, mpitev__rec *r, uint64_t head) {
     (void)r;
     /* release: our reads of the record (and the callbacks run on it) happen before a
-     * producer reuses it (acquire in mpitev__spsc_reserve) and before a free completion
+     * producer reuses it (acquire in mpitev__spsc_refill) and before a free completion
      * sees we passed it (acquire in mpitev__buffers_passed). */
     atomic_store_explicit(&b->head, head + 1, memory_order_release);
 }
@@ -146,7 +164,7 @@ MPITEV__INLINE void mpitev__spsc_consume(struct mpitev__srcbuf *b, mpitev__rec *
 /* ---- mpsc: unordered sources. Producer contract: any number of threads, lock-free;
  * consumer contract: the claim holder. ---- */
 
-/* As mpitev__spsc_reserve. */
+/* Reserve position *pos: 1, or 0 when full (*pos is then where the drop happened). */
 MPITEV__INLINE int mpitev__mpsc_reserve(struct mpitev__srcbuf *b, uint64_t *pos) {
     uint64_t p = atomic_load_explicit(&b->tail, memory_order_relaxed);
     for (;;) {

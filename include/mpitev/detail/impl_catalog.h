@@ -168,6 +168,8 @@ MPITEV_API int mpitev_source_declare(mpitev_source *s, const mpitev_source_desc 
     if (rc) { memset(s, 0, sizeof *s); goto out; }
     /* 1: declared ordered, 2: declared unordered (one load tells the raise both). */
     s->mpitev__declared = d->ordering == MPITEV_SOURCE_ORDERED ? 1 : 2;
+    s->mpitev__rkind = d->ordering != MPITEV_SOURCE_ORDERED ? MPITEV__RK_UNORDERED
+                       : mpitev__clock_monotonic(&s->mpitev__clock) ? MPITEV__RK_FAST : MPITEV__RK_CLAMP;
     atomic_store_explicit(&mpitev__S->sources[n], s, memory_order_relaxed);
     atomic_store_explicit(&mpitev__S->nsources, n + 1, memory_order_release); /* pairs with mpitev__source_at */
 out:

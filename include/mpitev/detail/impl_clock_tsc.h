@@ -55,3 +55,17 @@ MPITEV_API const mpitev_clock *mpitev_clock_tsc(void) {
     return NULL;
 #endif
 }
+
+/* Clocks monotonic by contract, whose timestamps ordered sources need not clamp: none
+ * (every timestamp 0), the default CLOCK_MONOTONIC one, the TSC one (given out only for
+ * an invariant TSC). A custom clock is clamped (MPITEV__RK_CLAMP). */
+static int mpitev__clock_monotonic(const mpitev_clock *c) {
+    if (!c->now) return 1;
+#if defined(MPITEV__HAVE_MONOTONIC)
+    if (c->now == mpitev__clock_monotonic_now) return 1;
+#endif
+#if defined(MPITEV__HAVE_TSC)
+    if (c->now == mpitev__tsc_now) return 1;
+#endif
+    return 0;
+}

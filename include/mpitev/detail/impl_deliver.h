@@ -101,13 +101,12 @@ static void mpitev__deliver_set(const struct mpitev__regset *set, mpitev_source 
 }
 
 /* One timestamp per raise (read at the raise site, raise.h), shared by the ring record
- * and the immediate deliveries. `ordered` as for mpitev__grace_enter_o. */
-MPITEV__INLINE int64_t mpitev__timestamp_o(mpitev_source *src, int64_t ts, int ordered) {
-    if (ordered) {
-        /* One control flow raises: a plain read-modify-write of last_ts is enough. */
-        if (MPITEV__UNLIKELY(ts < src->mpitev__last_ts)) ts = src->mpitev__last_ts;
-        src->mpitev__last_ts = ts;
-    }
+ * and the immediate deliveries. Ordered sources whose clock is not monotonic by
+ * contract (MPITEV__RK_CLAMP: a custom clock) never give a timestamp below the previous
+ * one; one control flow raises, so a plain read-modify-write of last_ts is enough. */
+MPITEV__INLINE int64_t mpitev__timestamp_clamp(mpitev_source *src, int64_t ts) {
+    if (MPITEV__UNLIKELY(ts < src->mpitev__last_ts)) ts = src->mpitev__last_ts;
+    src->mpitev__last_ts = ts;
     return ts;
 }
 
@@ -133,24 +132,27 @@ MPITEV__INLINE void mpitev__deliver_now(const struct mpitev__regset *set, mpitev
 }
 
 /* Buffered half of a raise (impl_buffer.h). */
+MPITEV__INLINE void mpitev__rec_write(mpitev__rec *r, const struct mpitev__regset *set, const void *object,
+                                      int64_t ts, const void *payload, size_t len);
 MPITEV__INLINE int mpitev__buffer_put(mpitev_source *src, const struct mpitev__regset *set, const void *object,
                                       int64_t ts, const void *payload, int ordered, uint64_t *pos);
 MPITEV__COLD static void mpitev__buffer_drop(mpitev_source *src, const struct mpitev__regset *set,
                                              const void *object, uint64_t pos);
 
-/* The rest of a raise that needs more than one ring record: immediate delivery (with
- * or without a record), or counting a drop when the ring was full. Ends the raise's
- * grace section. The raise body reaches it by a tail call only, so the body's common
- * path (one record) makes no call and needs no callee-saved register. What to do
+/* The rest of a raise that needs more than writing one ring record where the producer
+ * stands: immediate delivery (with or without a record), a record after a wrap or a
+ * refill of an ordered ring, or counting a drop when the ring was full. Ends the
+ * raise's grace section. The raise body reaches it by a tail call only, so the body's
+ * common path (one record) makes no call and needs no callee-saved register. What to do
  * travels in the low bits of the set pointer (sets are MPITEV_CACHE_LINE-aligned):
- * MPITEV__REST_* flags, the grace parity, cb_safety. */
-enum { MPITEV__REST_RING = 1, MPITEV__REST_NOW = 2, MPITEV__REST_DROP = 4, MPITEV__REST_PARITY = 8,
+ * MPITEV__REST_* flags, the grace token (mpitev__grace_enter_o), cb_safety. */
+enum { MPITEV__REST_RING = 1, MPITEV__REST_NOW = 2, MPITEV__REST_DROP = 4, MPITEV__REST_TOKEN = 8,
        MPITEV__REST_SAFETY_SHIFT = 4, MPITEV__REST_BITS = 63 };
 _Static_assert((int)MPITEV__NEED_RING == (int)MPITEV__REST_RING && (int)MPITEV__NEED_NOW == (int)MPITEV__REST_NOW,
                "need[] bits are rest bits");
 _Static_assert(MPITEV_CACHE_LINE >= 64, "registration sets (MPITEV_CACHE_LINE-aligned) carry 6 flag bits");
-MPITEV__NOINLINE static void mpitev__raise_rest(uintptr_t bits, mpitev_source *src, const void *object,
-                                                const void *payload, int64_t ts, uint64_t pos) {
+MPITEV__NOINLINE static void mpitev__raise_rest(uintptr_t bits, mpitev_source *src, const void *object, uint64_t pos,
+                                                const void *payload, int64_t ts) {
     const struct mpitev__regset *set = (const struct mpitev__regset *)(bits & ~(uintptr_t)MPITEV__REST_BITS);
     int ordered = src->mpitev__ordering == MPITEV_SOURCE_ORDERED;
     if (bits & MPITEV__REST_RING) {
@@ -161,47 +163,78 @@ MPITEV__NOINLINE static void mpitev__raise_rest(uintptr_t bits, mpitev_source *s
     if (bits & MPITEV__REST_DROP) mpitev__buffer_drop(src, set, object, pos);
     if (bits & MPITEV__REST_NOW)
         mpitev__deliver_now(set, src, object, (int)(bits >> MPITEV__REST_SAFETY_SHIFT) & 3, payload, ts);
-    mpitev__grace_exit_o(src, (bits & MPITEV__REST_PARITY) != 0, ordered);
+    mpitev__grace_exit_o(src, (bits & MPITEV__REST_TOKEN) != 0, ordered);
 }
 
-/* The raise body, specialised by ordering (a compile-time constant at both call sites):
- * grace section, one acquire load of the set, the timestamp clamped, then the set's
- * precomputed need[] for this source: only a ring record (the common buffered case:
- * written inline, no walk of the set, no tool code), or the rest out of line. */
+/* The raise body, specialised by ordering and clamping (compile-time constants at the
+ * call sites): grace section, one acquire load of the set, then the set's precomputed
+ * need[] for this source: only a ring record (the common buffered case: written inline,
+ * no walk of the set, no tool code; on an ordered source where the producer stands, one
+ * compare against wstop), or the rest out of line. outer (ordered only): the caller saw
+ * active == 0, so this raise is not nested and enters its grace section directly. */
 MPITEV__INLINE void mpitev__raise_o(mpitev_type *type, mpitev_source *src, const void *object, int cb_safety,
-                                    const void *payload, int64_t ts, int ordered) {
-    int p = mpitev__grace_enter_o(src, ordered);
+                                    const void *payload, int64_t ts, int ordered, int clamp, int outer) {
+    int g = outer ? (mpitev__grace_enter_outer(src), 0) : mpitev__grace_enter_o(src, ordered);
+    uintptr_t tok = g ? MPITEV__REST_TOKEN : 0;
     /* acquire: pairs with the release store in mpitev__regset_update (set contents). */
     const struct mpitev__regset *set = atomic_load_explicit(&type->mpitev__regs, memory_order_acquire);
     if (MPITEV__LIKELY(set != NULL)) {
         unsigned need = set->need[src->mpitev__buffered_default];
-        uint64_t pos;
-        ts = mpitev__timestamp_o(src, ts, ordered); /* once, shared by every registration */
+        if (clamp) ts = mpitev__timestamp_clamp(src, ts); /* once, shared by every registration */
         if (MPITEV__LIKELY(need == MPITEV__NEED_RING)) {
-            if (MPITEV__UNLIKELY(!mpitev__buffer_put(src, set, object, ts, payload, ordered, &pos))) {
-                mpitev__raise_rest((uintptr_t)set | (p ? MPITEV__REST_PARITY : 0) | MPITEV__REST_DROP, src, object,
-                                   NULL, 0, pos);
+            if (ordered) {
+                unsigned char *w = src->mpitev__wr;
+                size_t len = set->extent;
+                if (MPITEV__LIKELY(len <= src->mpitev__wpayload && w < src->mpitev__wstop)) {
+                    mpitev__rec_write((mpitev__rec *)(void *)w, set, object, ts, payload, len);
+                    mpitev__spsc_publish(src, w);
+                    mpitev__grace_exit_o(src, g, 1);
+                    return;
+                }
+                /* wrap, ring full or payload too large: mpitev__buffer_put there */
+                mpitev__raise_rest((uintptr_t)set | tok | MPITEV__REST_RING, src, object, 0, payload, ts);
+                return;
+            }
+            uint64_t pos;
+            if (MPITEV__UNLIKELY(!mpitev__buffer_put(src, set, object, ts, payload, 0, &pos))) {
+                mpitev__raise_rest((uintptr_t)set | tok | MPITEV__REST_DROP, src, object, pos, NULL, 0);
                 return;
             }
         } else if (need) {
             if (!mpitev__valid_safety(cb_safety)) cb_safety = MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE;
-            mpitev__raise_rest((uintptr_t)set | (p ? MPITEV__REST_PARITY : 0) | need |
-                                   ((uintptr_t)cb_safety << MPITEV__REST_SAFETY_SHIFT), src, object, payload, ts, 0);
+            mpitev__raise_rest((uintptr_t)set | tok | need | ((uintptr_t)cb_safety << MPITEV__REST_SAFETY_SHIFT), src,
+                               object, 0, payload, ts);
             return;
         }
     }
-    mpitev__grace_exit_o(src, p, ordered);
+    mpitev__grace_exit_o(src, g, ordered);
+}
+
+/* Sources other than ordered with a monotonic clock (and undeclared ones: nothing). */
+MPITEV__NOINLINE static void mpitev__raise_other(mpitev_type *type, mpitev_source *src, const void *object,
+                                                 int cb_safety, const void *payload, int64_t ts) {
+    int kind = src->mpitev__rkind;
+    if (kind == MPITEV__RK_FAST) mpitev__raise_o(type, src, object, cb_safety, payload, ts, 1, 0, 0); /* nested */
+    else if (kind == MPITEV__RK_CLAMP) mpitev__raise_o(type, src, object, cb_safety, payload, ts, 1, 1, 0);
+    else if (kind == MPITEV__RK_UNORDERED) mpitev__raise_o(type, src, object, cb_safety, payload, ts, 0, 0, 0);
 }
 
 /* The raise slow path: someone listens to `type`. Out of line (not inlined at raise
  * sites, so the disabled raise stays one load and a branch). Registrations buffered on
- * this source get a ring record (no tool code runs); the others are delivered now. */
+ * this source get a ring record (no tool code runs); the others are delivered now.
+ * src is not NULL: MPITEV_RAISE tests it at the raise site, where a constant address
+ * makes the test free. Two loads and compares pick the common case (ordered source,
+ * monotonic clock, not nested in another raise on it); the others, and undeclared
+ * sources, go out of line. */
 MPITEV__NOINLINE MPITEV_API void mpitev__raise(mpitev_type *type, mpitev_source *src, const void *object,
                                                int cb_safety, const void *payload, int64_t ts) {
-    if (MPITEV__UNLIKELY(!src)) return;
-    int kind = src->mpitev__declared; /* 1: ordered, 2: unordered, 0: undeclared (no grace to track on) */
-    if (MPITEV__LIKELY(kind == 1)) mpitev__raise_o(type, src, object, cb_safety, payload, ts, 1);
-    else if (kind) mpitev__raise_o(type, src, object, cb_safety, payload, ts, 0);
+    if (MPITEV__LIKELY(src->mpitev__rkind == MPITEV__RK_FAST &&
+                       atomic_load_explicit(&src->mpitev__active, memory_order_relaxed) == 0))
+        mpitev__raise_o(type, src, object, cb_safety, payload, ts, 1, 0, 1);
+    else if (src->mpitev__rkind == MPITEV__RK_UNORDERED)
+        mpitev__raise_o(type, src, object, cb_safety, payload, ts, 0, 0, 0);
+    else
+        mpitev__raise_other(type, src, object, cb_safety, payload, ts);
 }
 
 /* ---- Accessors used inside callbacks. The instance pointer is only valid during the

@@ -2,17 +2,39 @@
  * pointer to something a registry writer unpublished (an old registration set, an old
  * callback set, a registration being freed).
  *
- * Readers are raises (and drains). A raise counts itself in its source's
- * inflight[epoch & 1] for as long as it may use registry pointers. Writers never wait:
- * they stamp what they unpublish with the current epoch and put it on the retired list;
- * mpitev__grace_poll() (under the mutex) later flips the epoch and, once every source's
- * counter of the old parity is back to zero, hands the items back for freeing.
+ * Readers are raises (and drains). Writers never wait: they stamp what they unpublish
+ * with the current epoch and put it on the retired list; mpitev__grace_poll() (under
+ * the mutex) later flips the epoch from e to e+1 and, once every source is quiet for
+ * epoch e, hands the items stamped <= e back for freeing.
  *
- * Why it is right (store-buffering pairs, each fence names its partner):
+ * Ordered sources (one control flow raises): one word, active = 1 + the epoch the
+ * outermost raise in progress loaded, 0 when none is.
+ *   reader: prev = active; if (!prev) { e = load(epoch, acquire); active = e+1 (release);
+ *           FENCE R }  set = load(type->regs) ...;  if (!prev) active = 0 (release)
+ *   poll:   (items unpublished before) FENCE W1; epoch = e+1; FENCE W2;
+ *           quiet for e if active == 0 || active > e+1, loaded with acquire
+ * Why it is right (store-buffering pair FENCE R / FENCE W2, the reader's store of active
+ * against the poll's store that unpublished the item, which precedes W2):
+ *   - If the poll's load of active does not return the reader's store (or a later one),
+ *     W2 precedes R in the fences' total order, so every load after R (the set, and all
+ *     of a nested raise's loads) sees the unpublish: the reader cannot hold the item.
+ *   - If it returns the reader's value a = e_r + 1: a <= e+1 means the reader may have
+ *     loaded the epoch before the flip, and the poll waits. a > e+1 means it loaded
+ *     e+1 or later, i.e. read the flip, which W1 orders after the unpublish (release
+ *     store of epoch, acquire load): it cannot load the old pointer.
+ *   - If it returns a later store: 0 is an exit (release: the reader's reads happen
+ *     before the poll's acquire, so it is done with the item); another raise's entry
+ *     (release, and the first raise's exit is sequenced before it) is judged as above.
+ *   - Nested raises (a callback raising on its own source, a signal handler) see prev
+ *     != 0 and keep the outer value: the oldest epoch in use, so the test stays
+ *     conservative, and their loads all come after the outer raise's FENCE R.
+ * No retry and no parity: a reader never waits and never re-reads the epoch; the word is
+ * a plain load and store (single producer), no read-modify-write.
+ *
+ * Unordered sources (any thread raises): per-parity counters with read-modify-writes.
  *   reader: e = load(epoch); inflight[e&1] += 1; FENCE R; e2 = load(epoch);
  *           if (e2 != e) undo and retry; set = load(type->regs) ...; inflight[e&1] -= 1
- *   poll:   (items unpublished before) FENCE W1; epoch = e+1; FENCE W2;
- *           check inflight[e&1] == 0 on every source
+ *   poll:   as above, then quiet for e if inflight[e&1] == 0
  *   - A reader validated with epoch e: FENCE R vs FENCE W2 means either the poll sees
  *     its increment (and waits for it), or the reader's e2 load sees e+1 (and it retries).
  *   - A reader validated with epoch >= e+1 read the flip, which W1 orders after the
@@ -20,8 +42,7 @@
  *   - A reader of an older parity was waited for by the previous flip, and only one flip
  *     is outstanding at a time.
  * The retry makes a reader wait for nobody: it only re-counts itself under the new
- * parity. An ordered source has one producer, so its counter is a plain load and store
- * (no read-modify-write); an unordered source uses fetch_add. Both use a fence. */
+ * parity. Drainers count themselves the same way on their ring (impl_buffer.h). */
 #ifndef MPITEV__INSIDE
 #error "mpitev/detail/impl_grace.h is internal: include <mpitev/mpitev.h> instead"
 #endif
@@ -36,33 +57,47 @@ static _Atomic uint64_t mpitev__tsan_fence_word;
 #define MPITEV__FENCE_SEQ_CST() atomic_thread_fence(memory_order_seq_cst)
 #endif
 
-/* `ordered` is the source's ordering when the caller knows it at compile time (the raise
- * path is specialised per ordering), else the runtime value: either way it must be
- * s->mpitev__ordering == MPITEV_SOURCE_ORDERED. */
-MPITEV__INLINE void mpitev__counter_add(mpitev_source *s, int p, uint64_t d, memory_order mo, int ordered) {
-    _Atomic uint64_t *c = &s->mpitev__grace.inflight[p];
-    if (ordered) /* single producer: no RMW needed */
-        atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + d, mo);
-    else
-        atomic_fetch_add_explicit(c, d, mo);
+/* Enter a read-side section on source s. Returns the token for mpitev__grace_exit_o:
+ * ordered sources, 1 if nested (an outer raise's section covers us), else 0; unordered
+ * sources, the parity counted in. `ordered` is the source's ordering when the caller
+ * knows it at compile time (the raise path is specialised per ordering), else the
+ * runtime value: either way it must be s->mpitev__ordering == MPITEV_SOURCE_ORDERED. */
+/* Ordered source, active seen 0 (not nested): enter; the token is 0. */
+MPITEV__INLINE void mpitev__grace_enter_outer(mpitev_source *s) {
+    /* acquire: pairs with the release store of the flip (sees what W1 ordered). */
+    uint64_t e = atomic_load_explicit(&mpitev__S->epoch, memory_order_acquire);
+    /* release: a poll that reads this value after our previous exit also sees that
+     * exit's reads done (see the proof above). Single producer: no RMW. */
+    atomic_store_explicit(&s->mpitev__active, e + 1, memory_order_release);
+    MPITEV__FENCE_SEQ_CST(); /* FENCE R: pairs with FENCE W2 in mpitev__grace_poll */
 }
 
-/* Enter a read-side section on source s; returns the parity to pass to grace_exit. */
 MPITEV__INLINE int mpitev__grace_enter_o(mpitev_source *s, int ordered) {
+    if (ordered) {
+        /* Only this source's control flow (or code nested in it) stores active. */
+        if (atomic_load_explicit(&s->mpitev__active, memory_order_relaxed) != 0) return 1;
+        mpitev__grace_enter_outer(s);
+        return 0;
+    }
     for (;;) {
         uint64_t e = atomic_load_explicit(&mpitev__S->epoch, memory_order_acquire);
         int p = (int)(e & 1);
-        mpitev__counter_add(s, p, 1, memory_order_relaxed, ordered);
+        atomic_fetch_add_explicit(&s->mpitev__grace.inflight[p], 1, memory_order_relaxed);
         MPITEV__FENCE_SEQ_CST(); /* FENCE R: pairs with FENCE W2 in mpitev__grace_poll */
         if (MPITEV__LIKELY(atomic_load_explicit(&mpitev__S->epoch, memory_order_relaxed) == e)) return p;
-        mpitev__counter_add(s, p, (uint64_t)-1, memory_order_relaxed, ordered); /* flipped under us: recount */
+        /* flipped under us: recount */
+        atomic_fetch_sub_explicit(&s->mpitev__grace.inflight[p], 1, memory_order_relaxed);
     }
 }
 
-MPITEV__INLINE void mpitev__grace_exit_o(mpitev_source *s, int p, int ordered) {
-    /* release: our reads of registry pointers happen before the poll sees zero (it loads
-     * with acquire) and frees them. */
-    mpitev__counter_add(s, p, (uint64_t)-1, memory_order_release, ordered);
+MPITEV__INLINE void mpitev__grace_exit_o(mpitev_source *s, int tok, int ordered) {
+    /* release: our reads of registry pointers happen before the poll sees us gone (it
+     * loads with acquire) and frees them. */
+    if (ordered) {
+        if (!tok) atomic_store_explicit(&s->mpitev__active, 0, memory_order_release);
+    } else {
+        atomic_fetch_sub_explicit(&s->mpitev__grace.inflight[tok], 1, memory_order_release);
+    }
 }
 
 /* Put an unpublished object on the retired list (mutex held). */
@@ -76,13 +111,20 @@ static void mpitev__retire(mpitev__retired *r, int kind, size_t size, size_t ali
     mpitev__S->retired_tail = &r->next;
 }
 
-static int mpitev__sources_quiet(int parity) {
+/* Every source quiet for epoch e (see the proof at the top). */
+static int mpitev__sources_quiet(uint64_t e) {
+    int parity = (int)(e & 1);
     int n = atomic_load_explicit(&mpitev__S->nsources, memory_order_relaxed);
     for (int i = 0; i < n; i++) {
         mpitev_source *s = atomic_load_explicit(&mpitev__S->sources[i], memory_order_relaxed);
-        /* acquire: pairs with the release in mpitev__grace_exit */
-        if (atomic_load_explicit(&s->mpitev__grace.inflight[parity], memory_order_acquire) != 0) return 0;
-        /* Drainers of s count themselves apart (impl_buffer.h): the raise counter of an
+        /* acquire: pairs with the release stores in mpitev__grace_enter_o/exit_o */
+        if (s->mpitev__ordering == MPITEV_SOURCE_ORDERED) {
+            uint64_t a = atomic_load_explicit(&s->mpitev__active, memory_order_acquire);
+            if (a != 0 && a <= e + 1) return 0;
+        } else if (atomic_load_explicit(&s->mpitev__grace.inflight[parity], memory_order_acquire) != 0) {
+            return 0;
+        }
+        /* Drainers of s count themselves apart (impl_buffer.h): the active word of an
          * ordered source is single-producer. Same acquire/release pairing. */
         if (s->mpitev__buf && atomic_load_explicit(&s->mpitev__buf->grace[parity], memory_order_acquire) != 0)
             return 0;
@@ -105,7 +147,7 @@ static int mpitev__grace_poll(mpitev__retired **done) {
             mpitev__S->flip_outstanding = 1;
             mpitev__S->waiting_epoch = e;
         }
-        if (!mpitev__sources_quiet((int)(mpitev__S->waiting_epoch & 1))) return 1;
+        if (!mpitev__sources_quiet(mpitev__S->waiting_epoch)) return 1;
         mpitev__S->flip_outstanding = 0;
         /* Everything stamped <= waiting_epoch is unreachable now. */
         mpitev__retired **pp = &mpitev__S->retired_head;

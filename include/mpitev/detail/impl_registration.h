@@ -543,6 +543,7 @@ MPITEV_API int mpitev_finalize(void) {
     for (int i = 0; i < ns; i++) {
         mpitev_source *s = atomic_load_explicit(&mpitev__S->sources[i], memory_order_relaxed);
         s->mpitev__declared = 0;
+        s->mpitev__rkind = MPITEV__RK_NONE;
         mpitev__srcbuf_destroy(s);
         atomic_store_explicit(&mpitev__S->sources[i], NULL, memory_order_relaxed);
     }

@@ -27,10 +27,17 @@ typedef struct mpitev_type {
     size_t mpitev__extent;
 } mpitev_type;
 
-/* Per-source reader counters for grace periods, one per epoch parity (see impl_grace.h). */
+/* Per-source reader counters for grace periods, one per epoch parity (unordered
+ * sources; see impl_grace.h). */
 typedef struct mpitev__grace_counters {
     _Atomic uint64_t inflight[2];
 } mpitev__grace_counters;
+
+/* mpitev__rkind: what the raise dispatches on (one load and one compare). */
+enum { MPITEV__RK_NONE = 0,       /* not declared: a raise does nothing */
+       MPITEV__RK_FAST = 1,       /* ordered, clock monotonic by contract: no clamp */
+       MPITEV__RK_CLAMP = 2,      /* ordered, other clock: timestamps clamped */
+       MPITEV__RK_UNORDERED = 3 };
 
 /* An event source: an ordered control flow (or an unordered group of them) with a clock. */
 typedef struct mpitev_source {
@@ -45,10 +52,21 @@ typedef struct mpitev_source {
     uint32_t mpitev__buf_capacity;
     uint32_t mpitev__buf_record_size;
     /* Raise-side state on its own cache line: written by the raising thread(s), read by
-     * the grace-period reclaimer. */
-    _Alignas(MPITEV_CACHE_LINE) mpitev__grace_counters mpitev__grace;
-    int64_t mpitev__last_ts;                 /* ordered sources: last timestamp given */
+     * the grace-period reclaimer (active) and the drainer (wtail). The w* fields are the
+     * producer side of an ordered source's ring (impl_buffer_ring.h), kept here so that
+     * a buffered raise touches this line, the set and the record only. */
+    _Alignas(MPITEV_CACHE_LINE) _Atomic uint64_t mpitev__active; /* ordered: 1 + epoch of the
+                                              * outermost raise in progress, 0: none */
     _Atomic int mpitev__drops_pending;       /* some registration has unreported drops here */
+    int mpitev__rkind;                       /* MPITEV__RK_* */
+    unsigned char *mpitev__wr;               /* ordered: next record to write */
+    unsigned char *mpitev__wstop;            /* ordered: wr < wstop: free, no wrap due */
+    _Atomic uint64_t mpitev__wtail;          /* ordered: next position (published) */
+    uint32_t mpitev__wstride;                /* ordered: ring geometry copies */
+    uint32_t mpitev__wpayload;
+    int64_t mpitev__last_ts;                 /* ordered, clamped: last timestamp given */
+    /* Unordered sources' grace counters (read-modify-writes from any raising thread). */
+    _Alignas(MPITEV_CACHE_LINE) mpitev__grace_counters mpitev__grace;
     char mpitev__pad[MPITEV_CACHE_LINE];
 } mpitev_source;
 

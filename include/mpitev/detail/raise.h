@@ -15,7 +15,9 @@
  * the only call on the common path of an enabled raise, and making it from the raise
  * site (whose registers are already live across calls) leaves mpitev__raise a function
  * that saves no register on its buffered path. One read per raise, shared by the ring
- * record and every immediate delivery; mpitev__raise clamps it on ordered sources. */
+ * record and every immediate delivery; mpitev__raise clamps it on ordered sources whose
+ * clock is not monotonic by contract. A NULL source is tested here (free for the
+ * usual constant address), not in mpitev__raise. */
 #ifndef MPITEV__INSIDE
 #error "mpitev/detail/raise.h is internal: include <mpitev/mpitev.h> instead"
 #endif
@@ -41,15 +43,17 @@
     do {                                                                              \
         if (MPITEV_ENABLED(type)) {                                                   \
             mpitev_source *mpitev__rs = (source);                                     \
-            int64_t mpitev__rt = mpitev__raise_now(mpitev__rs);                       \
-            mpitev__raise((type), mpitev__rs, (object), (cb_safety), (__VA_ARGS__),   \
-                          mpitev__rt);                                                \
+            if (mpitev__rs) {                                                         \
+                int64_t mpitev__rt = mpitev__raise_now(mpitev__rs);                   \
+                mpitev__raise((type), mpitev__rs, (object), (cb_safety),              \
+                              (__VA_ARGS__), mpitev__rt);                             \
+            }                                                                         \
         }                                                                             \
     } while (0)
 
-/* The timestamp of a raise on s: its clock, or 0 without one (or without a source). */
+/* The timestamp of a raise on s (not NULL): its clock, or 0 without one. */
 static inline int64_t mpitev__raise_now(const mpitev_source *s) {
-    return (s && s->mpitev__clock.now) ? s->mpitev__clock.now(s->mpitev__clock.ctx) : 0;
+    return s->mpitev__clock.now ? s->mpitev__clock.now(s->mpitev__clock.ctx) : 0;
 }
 
 #endif /* MPITEV_DETAIL_RAISE_H */
