@@ -71,6 +71,10 @@ static void free_cb(mpitev_reg r, int safety, void *ud, mpitev_fnptr e) {
     log_add('F', (int)(intptr_t)ud, 0, 0, -1, safety);
 }
 
+/* 1: sources get the default clock (ordered ones then take the raise's inline path,
+ * MPITEV__RK_FAST), not the test's settable one (clamped path). */
+static int default_clock;
+
 static int setup(void **state) {
     (void)state;
     nlog = 0;
@@ -91,11 +95,16 @@ static int setup(void **state) {
 static int teardown(void **state) {
     (void)state;
     while (mpitev_initialized()) mpitev_finalize();
+    default_clock = 0;
     return 0;
+}
+static int setup_default_clock(void **state) {
+    default_clock = 1;
+    return setup(state);
 }
 
 static void declare_src(mpitev_source *s, const char *name, int ordering, uint32_t cap, int by_default) {
-    mpitev_source_desc d = { .name = name, .ordering = ordering, .clock = &test_clock,
+    mpitev_source_desc d = { .name = name, .ordering = ordering, .clock = default_clock ? NULL : &test_clock,
                              .buffer_capacity = cap, .buffered_by_default = by_default };
     OK(mpitev_source_declare(s, &d));
 }
@@ -514,6 +523,15 @@ int main(void) {
         cmocka_unit_test_setup_teardown(nested_drain_loses_claim, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_arguments, setup, teardown),
         cmocka_unit_test_setup_teardown(tsc_clock, setup, teardown),
+        /* again on sources with the default clock: the ordered raise's inline ring path */
+        cmocka_unit_test_setup_teardown(modes_and_info, setup_default_clock, teardown),
+        cmocka_unit_test_setup_teardown(wrap_around, setup_default_clock, teardown),
+        cmocka_unit_test_setup_teardown(full_drop_before_next, setup_default_clock, teardown),
+        cmocka_unit_test_setup_teardown(saturation, setup_default_clock, teardown),
+        cmocka_unit_test_setup_teardown(free_while_buffered, setup_default_clock, teardown),
+        cmocka_unit_test_setup_teardown(many_registrations_split, setup_default_clock, teardown),
+        cmocka_unit_test_setup_teardown(bound_objects, setup_default_clock, teardown),
+        cmocka_unit_test_setup_teardown(payload_too_large, setup_default_clock, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -177,33 +177,40 @@ MPITEV__INLINE void mpitev__drain_report(mpitev_source *src, struct mpitev__srcb
     if (mark == MPITEV__NO_MARK || (int64_t)(head - mark) >= 0) mpitev__flush_drops(src, cb_safety);
 }
 
-/* Drain with the claim held, specialised by ring kind (mpsc: a compile-time constant).
- * Returns the number of callbacks run. The ring geometry is copied to locals: the
- * callbacks are opaque calls, after which fields of *b would be reloaded. */
-MPITEV__INLINE int mpitev__drain_ring(mpitev_source *src, struct mpitev__srcbuf *b, int max, int cb_safety, int mpsc) {
+/* Drain with the claim held, specialised by ring kind (mpsc) and by too_deep (the
+ * drain runs nested deeper than MPITEV_MAX_DEPTH: every instance is counted dropped),
+ * both compile-time constants. Returns the number of callbacks run. The ring geometry
+ * is copied to locals: the callbacks are opaque calls, after which fields of *b would
+ * be reloaded. */
+MPITEV__INLINE int mpitev__drain_ring(mpitev_source *src, struct mpitev__srcbuf *b, int max, int cb_safety, int mpsc,
+                                      int too_deep) {
     int gp = mpitev__drain_grace_enter(b);
     uint64_t head = atomic_load_explicit(&b->head, memory_order_relaxed); /* only claim holders store it */
-    uint64_t limit = head;
+    /* hmax: where max stops the drain; stop: below it, records are known published
+     * (spsc) and within max, so the common record costs one compare of head. */
+    const uint64_t hmax = max < 0 ? UINT64_MAX : head + (unsigned)max;
+    uint64_t stop = mpsc ? hmax : head;
     unsigned char *const base = b->base;
     const uint64_t rmask = b->mask;
     const size_t stride = b->stride;
-    const unsigned nmax = max < 0 ? ~0u : (unsigned)max;
-    int delivered = 0, too_deep = mpitev__tls_depth >= MPITEV_MAX_DEPTH, mask = mpitev__bufmask(src);
+    const int bd = src->mpitev__buffered_default;
+    int delivered = 0;
     mpitev_instance inst;
     inst.mpitev__magic = MPITEV__INSTANCE_MAGIC;
     inst.mpitev__source = src->mpitev__index;
     mpitev__tls_depth++; /* callbacks run one delivery level deeper */
-    for (unsigned i = 0; i < nmax; i++) {
-        mpitev__rec *r = (mpitev__rec *)(void *)(base + (size_t)(head & rmask) * stride);
-        if (mpsc) {
-            /* acquire: pairs with the release in mpitev__mpsc_publish. A reserved but
-             * unpublished record stops the drain here (never skipped). */
-            if (atomic_load_explicit(&r->seq, memory_order_acquire) != head + 1) break;
-        } else if (head == limit) {
+    for (;;) {
+        if (MPITEV__UNLIKELY(head == stop)) {
+            if (mpsc || head == hmax) break;
             /* acquire: pairs with the release in mpitev__spsc_publish */
-            limit = atomic_load_explicit(&src->mpitev__wtail, memory_order_acquire);
-            if (head == limit) break;
+            uint64_t t = atomic_load_explicit(&src->mpitev__wtail, memory_order_acquire);
+            stop = t < hmax ? t : hmax;
+            if (head == stop) break;
         }
+        mpitev__rec *r = (mpitev__rec *)(void *)(base + (size_t)(head & rmask) * stride);
+        /* acquire: pairs with the release in mpitev__mpsc_publish. A reserved but
+         * unpublished record stops the drain here (never skipped). */
+        if (mpsc && atomic_load_explicit(&r->seq, memory_order_acquire) != head + 1) break;
         /* Report drops that happened before this record was raised (or at an earlier
          * drain), never ones raised after it: E3, E4 dropped, handler before E5. */
         mpitev__drain_report(src, b, head, cb_safety);
@@ -215,12 +222,15 @@ MPITEV__INLINE int mpitev__drain_ring(mpitev_source *src, struct mpitev__srcbuf 
         inst.mpitev__timestamp = r->ts;
         inst.mpitev__payload = (sv & MPITEV__REC_NO_PAYLOAD) ? NULL : mpitev__rec_payload(r);
         /* The registrations the instance was raised to: listed in the set, buffered on
-         * this source, object matching (the walk the raise no longer does). */
-        const mpitev__regref *ref = set->ref, *end = ref + set->n;
-        for (; ref != end; ref++) {
-            if (!(ref->buffered & mask)) continue; /* delivered immediately at the raise */
-            if (ref->bound && ref->object != object) continue;
-            delivered += mpitev__drain_one(src, ref, cb_safety, &inst, too_deep);
+         * this source (the set's precomputed list), object matching. */
+        const mpitev__regref *ref = set->bref[bd], *end = set->bend[bd];
+        if (MPITEV__LIKELY(end - ref == 1)) { /* the usual one buffered registration */
+            if (!ref->bound || ref->object == object) delivered += mpitev__drain_one(src, ref, cb_safety, &inst, too_deep);
+        } else {
+            for (; ref != end; ref++) {
+                if (ref->bound && ref->object != object) continue;
+                delivered += mpitev__drain_one(src, ref, cb_safety, &inst, too_deep);
+            }
         }
         if (mpsc) mpitev__mpsc_consume(b, r, head);
         else mpitev__spsc_consume(b, r, head);
@@ -234,8 +244,15 @@ MPITEV__INLINE int mpitev__drain_ring(mpitev_source *src, struct mpitev__srcbuf 
     return delivered;
 }
 
+/* Nested deeper than MPITEV_MAX_DEPTH (rare): out of line. */
+MPITEV__NOINLINE static int mpitev__drain_too_deep(mpitev_source *src, struct mpitev__srcbuf *b, int max,
+                                                   int cb_safety) {
+    return b->mpsc ? mpitev__drain_ring(src, b, max, cb_safety, 1, 1) : mpitev__drain_ring(src, b, max, cb_safety, 0, 1);
+}
+
 static int mpitev__drain_claimed(mpitev_source *src, struct mpitev__srcbuf *b, int max, int cb_safety) {
-    return b->mpsc ? mpitev__drain_ring(src, b, max, cb_safety, 1) : mpitev__drain_ring(src, b, max, cb_safety, 0);
+    if (MPITEV__UNLIKELY(mpitev__tls_depth >= MPITEV_MAX_DEPTH)) return mpitev__drain_too_deep(src, b, max, cb_safety);
+    return b->mpsc ? mpitev__drain_ring(src, b, max, cb_safety, 1, 0) : mpitev__drain_ring(src, b, max, cb_safety, 0, 0);
 }
 
 MPITEV_API int mpitev_source_drain(mpitev_source *src, int max, int cb_safety) {

@@ -100,8 +100,13 @@ struct mpitev__regset {
     int n_on;                            /* entries buffered on every source ("true") */
     int n_src;                           /* entries following the source ("default") */
     size_t bytes;                        /* allocation size */
+    /* Drain side, precomputed at publish time: [bref[d], bend[d]) are copies, in set
+     * order, of the entries buffered on a source with buffered_by_default == d (mode
+     * "true", plus "default" when d == 1), so the drain tests no mode per entry. They
+     * follow ref[] (empty when no entry buffers). */
+    const struct mpitev__regref *bref[2], *bend[2];
     /* Producer positions taken when the grace period ended (MPITEV_MAX_SOURCES entries,
-     * after ref[]), or NULL when no entry ever buffers. */
+     * after the lists), or NULL when no entry ever buffers. */
     uint64_t *bufsnap;
     int bufsnap_taken;
     mpitev__regref ref[];

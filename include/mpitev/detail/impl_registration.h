@@ -68,7 +68,9 @@ static mpitev__slot *mpitev__slot_take(void) {
 }
 
 static size_t mpitev__regset_bytes(int n, int may_buffer) {
-    return sizeof(struct mpitev__regset) + sizeof(mpitev__regref) * (size_t)n +
+    /* ref[n], then (when some entry may buffer) the drain's two lists (at most n each)
+     * and the producer snapshot. */
+    return sizeof(struct mpitev__regset) + sizeof(mpitev__regref) * (size_t)n * (may_buffer ? 3 : 1) +
            (may_buffer ? sizeof(uint64_t) * MPITEV_MAX_SOURCES : 0);
 }
 
@@ -115,7 +117,16 @@ static int mpitev__regset_update(mpitev_type *t, mpitev__slot *add, mpitev__slot
         for (int d = 0; d < 2; d++)
             nw->need[d] = (unsigned char)(((nw->n_on || (d && nw->n_src)) ? MPITEV__NEED_RING : 0) |
                                           ((n_off || (!d && nw->n_src)) ? MPITEV__NEED_NOW : 0));
-        nw->bufsnap = may ? (uint64_t *)(void *)&nw->ref[k] : NULL;
+        /* The drain's lists (mpitev__drain_ring): buffered entries by buffered_by_default. */
+        mpitev__regref *bl = &nw->ref[k];
+        for (int d = 0; d < 2; d++) {
+            int bmask = d ? (MPITEV__BUF_ON | MPITEV__BUF_SOURCE) : MPITEV__BUF_ON;
+            nw->bref[d] = bl;
+            for (int i = 0; may && i < k; i++)
+                if (nw->ref[i].buffered & bmask) *bl++ = nw->ref[i];
+            nw->bend[d] = bl;
+        }
+        nw->bufsnap = may ? (uint64_t *)(void *)&nw->ref[3 * k] : NULL;
     }
     /* release: the set's contents are visible to whoever loads the pointer (acquire in
      * mpitev__raise, relaxed + later acquire for the fast path check). */
