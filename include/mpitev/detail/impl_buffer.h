@@ -183,7 +183,7 @@ MPITEV__INLINE void mpitev__drain_report(mpitev_source *src, struct mpitev__srcb
  * is copied to locals: the callbacks are opaque calls, after which fields of *b would
  * be reloaded. */
 MPITEV__INLINE int mpitev__drain_ring(mpitev_source *src, struct mpitev__srcbuf *b, int max, int cb_safety, int mpsc,
-                                      int too_deep) {
+                                      int too_deep, int bd) {
     int gp = mpitev__drain_grace_enter(b);
     uint64_t head = atomic_load_explicit(&b->head, memory_order_relaxed); /* only claim holders store it */
     /* hmax: where max stops the drain; stop: below it, records are known published
@@ -193,7 +193,6 @@ MPITEV__INLINE int mpitev__drain_ring(mpitev_source *src, struct mpitev__srcbuf 
     unsigned char *const base = b->base;
     const uint64_t rmask = b->mask;
     const size_t stride = b->stride;
-    const int bd = src->mpitev__buffered_default;
     int delivered = 0;
     mpitev_instance inst;
     inst.mpitev__magic = MPITEV__INSTANCE_MAGIC;
@@ -247,12 +246,16 @@ MPITEV__INLINE int mpitev__drain_ring(mpitev_source *src, struct mpitev__srcbuf 
 /* Nested deeper than MPITEV_MAX_DEPTH (rare): out of line. */
 MPITEV__NOINLINE static int mpitev__drain_too_deep(mpitev_source *src, struct mpitev__srcbuf *b, int max,
                                                    int cb_safety) {
-    return b->mpsc ? mpitev__drain_ring(src, b, max, cb_safety, 1, 1) : mpitev__drain_ring(src, b, max, cb_safety, 0, 1);
+    int bd = src->mpitev__buffered_default;
+    return b->mpsc ? mpitev__drain_ring(src, b, max, cb_safety, 1, 1, bd) : mpitev__drain_ring(src, b, max, cb_safety, 0, 1, bd);
 }
 
 static int mpitev__drain_claimed(mpitev_source *src, struct mpitev__srcbuf *b, int max, int cb_safety) {
     if (MPITEV__UNLIKELY(mpitev__tls_depth >= MPITEV_MAX_DEPTH)) return mpitev__drain_too_deep(src, b, max, cb_safety);
-    return b->mpsc ? mpitev__drain_ring(src, b, max, cb_safety, 1, 0) : mpitev__drain_ring(src, b, max, cb_safety, 0, 0);
+    /* Specialised by buffered_by_default too (which list of the set to walk). */
+    if (src->mpitev__buffered_default)
+        return b->mpsc ? mpitev__drain_ring(src, b, max, cb_safety, 1, 0, 1) : mpitev__drain_ring(src, b, max, cb_safety, 0, 0, 1);
+    return b->mpsc ? mpitev__drain_ring(src, b, max, cb_safety, 1, 0, 0) : mpitev__drain_ring(src, b, max, cb_safety, 0, 0, 0);
 }
 
 MPITEV_API int mpitev_source_drain(mpitev_source *src, int max, int cb_safety) {
