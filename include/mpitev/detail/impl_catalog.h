@@ -170,6 +170,7 @@ MPITEV_API int mpitev_source_declare(mpitev_source *s, const mpitev_source_desc 
     s->mpitev__declared = d->ordering == MPITEV_SOURCE_ORDERED ? 1 : 2;
     s->mpitev__rkind = d->ordering != MPITEV_SOURCE_ORDERED ? MPITEV__RK_UNORDERED
                        : mpitev__clock_monotonic(&s->mpitev__clock) ? MPITEV__RK_FAST : MPITEV__RK_CLAMP;
+    atomic_store_explicit(&s->mpitev__active, MPITEV__IDLE(s), memory_order_relaxed); /* 1: RK_FAST */
     atomic_store_explicit(&mpitev__S->sources[n], s, memory_order_relaxed);
     atomic_store_explicit(&mpitev__S->nsources, n + 1, memory_order_release); /* pairs with mpitev__source_at */
 out:

@@ -163,7 +163,7 @@ MPITEV__NOINLINE static void mpitev__raise_rest(uintptr_t bits, mpitev_source *s
     if (bits & MPITEV__REST_DROP) mpitev__buffer_drop(src, set, object, pos);
     if (bits & MPITEV__REST_NOW)
         mpitev__deliver_now(set, src, object, (int)(bits >> MPITEV__REST_SAFETY_SHIFT) & 3, payload, ts);
-    mpitev__grace_exit_o(src, (bits & MPITEV__REST_TOKEN) != 0, ordered);
+    mpitev__grace_exit_o(src, (bits & MPITEV__REST_TOKEN) != 0, ordered, -1);
 }
 
 /* The raise body, specialised by ordering and clamping (compile-time constants at the
@@ -171,7 +171,8 @@ MPITEV__NOINLINE static void mpitev__raise_rest(uintptr_t bits, mpitev_source *s
  * need[] for this source: only a ring record (the common buffered case: written inline,
  * no walk of the set, no tool code; on an ordered source where the producer stands, one
  * compare against wstop), or the rest out of line. outer (ordered only): the caller saw
- * active == 0, so this raise is not nested and enters its grace section directly. */
+ * active idle, so this raise is not nested and enters its grace section directly.
+ * Ordered: clamp is 1 exactly for sources not MPITEV__RK_FAST (idle value !clamp). */
 MPITEV__INLINE void mpitev__raise_o(mpitev_type *type, mpitev_source *src, const void *object, int cb_safety,
                                     const void *payload, int64_t ts, int ordered, int clamp, int outer) {
     int g = outer ? (mpitev__grace_enter_outer(src), 0) : mpitev__grace_enter_o(src, ordered);
@@ -188,7 +189,7 @@ MPITEV__INLINE void mpitev__raise_o(mpitev_type *type, mpitev_source *src, const
                 if (MPITEV__LIKELY(len <= src->mpitev__wpayload && w < src->mpitev__wstop)) {
                     mpitev__rec_write((mpitev__rec *)(void *)w, set, object, ts, payload, len);
                     mpitev__spsc_publish(src, w);
-                    mpitev__grace_exit_o(src, g, 1);
+                    mpitev__grace_exit_o(src, g, 1, !clamp);
                     return;
                 }
                 /* wrap, ring full or payload too large: mpitev__buffer_put there */
@@ -207,7 +208,7 @@ MPITEV__INLINE void mpitev__raise_o(mpitev_type *type, mpitev_source *src, const
             return;
         }
     }
-    mpitev__grace_exit_o(src, g, ordered);
+    mpitev__grace_exit_o(src, g, ordered, ordered ? !clamp : -1);
 }
 
 /* Sources other than ordered with a monotonic clock (and undeclared ones: nothing). */
@@ -223,13 +224,14 @@ MPITEV__NOINLINE static void mpitev__raise_other(mpitev_type *type, mpitev_sourc
  * sites, so the disabled raise stays one load and a branch). Registrations buffered on
  * this source get a ring record (no tool code runs); the others are delivered now.
  * src is not NULL: MPITEV_RAISE tests it at the raise site, where a constant address
- * makes the test free. Two loads and compares pick the common case (ordered source,
- * monotonic clock, not nested in another raise on it); the others, and undeclared
- * sources, go out of line. */
+ * makes the test free. One load and compare picks the common case: the active word is
+ * 1 only on an ordered source with a clock monotonic by contract (MPITEV__RK_FAST) and
+ * no raise on it in progress (impl_grace.h); it is 0 on every other source, declared
+ * or not, and >= 2 inside a raise. Unordered sources come next; the others (nested,
+ * custom clock, undeclared) go out of line. */
 MPITEV__NOINLINE MPITEV_API void mpitev__raise(mpitev_type *type, mpitev_source *src, const void *object,
                                                int cb_safety, const void *payload, int64_t ts) {
-    if (MPITEV__LIKELY(src->mpitev__rkind == MPITEV__RK_FAST &&
-                       atomic_load_explicit(&src->mpitev__active, memory_order_relaxed) == 0))
+    if (MPITEV__LIKELY(atomic_load_explicit(&src->mpitev__active, memory_order_relaxed) == 1))
         mpitev__raise_o(type, src, object, cb_safety, payload, ts, 1, 0, 1);
     else if (src->mpitev__rkind == MPITEV__RK_UNORDERED)
         mpitev__raise_o(type, src, object, cb_safety, payload, ts, 0, 0, 0);

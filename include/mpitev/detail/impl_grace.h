@@ -7,26 +7,28 @@
  * the mutex) later flips the epoch from e to e+1 and, once every source is quiet for
  * epoch e, hands the items stamped <= e back for freeing.
  *
- * Ordered sources (one control flow raises): one word, active = 1 + the epoch the
- * outermost raise in progress loaded, 0 when none is.
- *   reader: prev = active; if (!prev) { e = load(epoch, acquire); active = e+1 (release);
- *           FENCE R }  set = load(type->regs) ...;  if (!prev) active = 0 (release)
+ * Ordered sources (one control flow raises): one word, active = 2 + the epoch the
+ * outermost raise in progress loaded, or the source's idle value (< 2) when none is:
+ * 1 for MPITEV__RK_FAST sources, 0 otherwise, so that the raise's dispatch is one
+ * compare of this word with 1 (objects.h). Below, "idle" is a value < 2.
+ *   reader: prev = active; if (idle) { e = load(epoch, acquire); active = e+2 (release);
+ *           FENCE R }  set = load(type->regs) ...;  if (idle) active = prev (release)
  *   poll:   (items unpublished before) FENCE W1; epoch = e+1; FENCE W2;
- *           quiet for e if active == 0 || active > e+1, loaded with acquire
+ *           quiet for e if active < 2 || active > e+2, loaded with acquire
  * Why it is right (store-buffering pair FENCE R / FENCE W2, the reader's store of active
  * against the poll's store that unpublished the item, which precedes W2):
  *   - If the poll's load of active does not return the reader's store (or a later one),
  *     W2 precedes R in the fences' total order, so every load after R (the set, and all
  *     of a nested raise's loads) sees the unpublish: the reader cannot hold the item.
- *   - If it returns the reader's value a = e_r + 1: a <= e+1 means the reader may have
- *     loaded the epoch before the flip, and the poll waits. a > e+1 means it loaded
+ *   - If it returns the reader's value a = e_r + 2: a <= e+2 means the reader may have
+ *     loaded the epoch before the flip, and the poll waits. a > e+2 means it loaded
  *     e+1 or later, i.e. read the flip, which W1 orders after the unpublish (release
  *     store of epoch, acquire load): it cannot load the old pointer.
- *   - If it returns a later store: 0 is an exit (release: the reader's reads happen
+ *   - If it returns a later store: idle is an exit (release: the reader's reads happen
  *     before the poll's acquire, so it is done with the item); another raise's entry
  *     (release, and the first raise's exit is sequenced before it) is judged as above.
  *   - Nested raises (a callback raising on its own source, a signal handler) see prev
- *     != 0 and keep the outer value: the oldest epoch in use, so the test stays
+ *     >= 2 and keep the outer value: the oldest epoch in use, so the test stays
  *     conservative, and their loads all come after the outer raise's FENCE R.
  * No retry and no parity: a reader never waits and never re-reads the epoch; the word is
  * a plain load and store (single producer), no read-modify-write.
@@ -62,20 +64,20 @@ static _Atomic uint64_t mpitev__tsan_fence_word;
  * sources, the parity counted in. `ordered` is the source's ordering when the caller
  * knows it at compile time (the raise path is specialised per ordering), else the
  * runtime value: either way it must be s->mpitev__ordering == MPITEV_SOURCE_ORDERED. */
-/* Ordered source, active seen 0 (not nested): enter; the token is 0. */
+/* Ordered source, active seen idle (not nested): enter; the token is 0. */
 MPITEV__INLINE void mpitev__grace_enter_outer(mpitev_source *s) {
     /* acquire: pairs with the release store of the flip (sees what W1 ordered). */
     uint64_t e = atomic_load_explicit(&mpitev__S->epoch, memory_order_acquire);
     /* release: a poll that reads this value after our previous exit also sees that
      * exit's reads done (see the proof above). Single producer: no RMW. */
-    atomic_store_explicit(&s->mpitev__active, e + 1, memory_order_release);
+    atomic_store_explicit(&s->mpitev__active, e + 2, memory_order_release);
     MPITEV__FENCE_SEQ_CST(); /* FENCE R: pairs with FENCE W2 in mpitev__grace_poll */
 }
 
 MPITEV__INLINE int mpitev__grace_enter_o(mpitev_source *s, int ordered) {
     if (ordered) {
         /* Only this source's control flow (or code nested in it) stores active. */
-        if (atomic_load_explicit(&s->mpitev__active, memory_order_relaxed) != 0) return 1;
+        if (atomic_load_explicit(&s->mpitev__active, memory_order_relaxed) >= 2) return 1;
         mpitev__grace_enter_outer(s);
         return 0;
     }
@@ -90,11 +92,15 @@ MPITEV__INLINE int mpitev__grace_enter_o(mpitev_source *s, int ordered) {
     }
 }
 
-MPITEV__INLINE void mpitev__grace_exit_o(mpitev_source *s, int tok, int ordered) {
+/* idle: the source's MPITEV__IDLE value when the caller knows it at compile time, else
+ * -1 (read from the source). */
+MPITEV__INLINE void mpitev__grace_exit_o(mpitev_source *s, int tok, int ordered, int idle) {
     /* release: our reads of registry pointers happen before the poll sees us gone (it
      * loads with acquire) and frees them. */
     if (ordered) {
-        if (!tok) atomic_store_explicit(&s->mpitev__active, 0, memory_order_release);
+        if (!tok)
+            atomic_store_explicit(&s->mpitev__active, idle >= 0 ? (uint64_t)idle : MPITEV__IDLE(s),
+                                  memory_order_release);
     } else {
         atomic_fetch_sub_explicit(&s->mpitev__grace.inflight[tok], 1, memory_order_release);
     }
@@ -120,7 +126,7 @@ static int mpitev__sources_quiet(uint64_t e) {
         /* acquire: pairs with the release stores in mpitev__grace_enter_o/exit_o */
         if (s->mpitev__ordering == MPITEV_SOURCE_ORDERED) {
             uint64_t a = atomic_load_explicit(&s->mpitev__active, memory_order_acquire);
-            if (a != 0 && a <= e + 1) return 0;
+            if (a >= 2 && a <= e + 2) return 0;
         } else if (atomic_load_explicit(&s->mpitev__grace.inflight[parity], memory_order_acquire) != 0) {
             return 0;
         }

@@ -555,6 +555,7 @@ MPITEV_API int mpitev_finalize(void) {
         mpitev_source *s = atomic_load_explicit(&mpitev__S->sources[i], memory_order_relaxed);
         s->mpitev__declared = 0;
         s->mpitev__rkind = MPITEV__RK_NONE;
+        atomic_store_explicit(&s->mpitev__active, 0, memory_order_relaxed); /* off the fast path */
         mpitev__srcbuf_destroy(s);
         atomic_store_explicit(&mpitev__S->sources[i], NULL, memory_order_relaxed);
     }

@@ -38,6 +38,8 @@ enum { MPITEV__RK_NONE = 0,       /* not declared: a raise does nothing */
        MPITEV__RK_FAST = 1,       /* ordered, clock monotonic by contract: no clamp */
        MPITEV__RK_CLAMP = 2,      /* ordered, other clock: timestamps clamped */
        MPITEV__RK_UNORDERED = 3 };
+/* The value of a source's active word outside raises (impl_grace.h). */
+#define MPITEV__IDLE(s) ((uint64_t)((s)->mpitev__rkind == MPITEV__RK_FAST))
 
 /* An event source: an ordered control flow (or an unordered group of them) with a clock. */
 typedef struct mpitev_source {
@@ -55,8 +57,10 @@ typedef struct mpitev_source {
      * the grace-period reclaimer (active) and the drainer (wtail). The w* fields are the
      * producer side of an ordered source's ring (impl_buffer_ring.h), kept here so that
      * a buffered raise touches this line, the set and the record only. */
-    _Alignas(MPITEV_CACHE_LINE) _Atomic uint64_t mpitev__active; /* ordered: 1 + epoch of the
-                                              * outermost raise in progress, 0: none */
+    _Alignas(MPITEV_CACHE_LINE) _Atomic uint64_t mpitev__active; /* ordered: 2 + epoch of the
+                                              * outermost raise in progress; outside
+                                              * raises 1 if RK_FAST, else (and on any
+                                              * other source) 0: the raise's dispatch */
     _Atomic int mpitev__drops_pending;       /* some registration has unreported drops here */
     int mpitev__rkind;                       /* MPITEV__RK_* */
     unsigned char *mpitev__wr;               /* ordered: next record to write */
