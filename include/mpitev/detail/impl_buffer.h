@@ -190,9 +190,9 @@ MPITEV__INLINE int mpitev__drain_ring(mpitev_source *src, struct mpitev__srcbuf 
      * (spsc) and within max, so the common record costs one compare of head. */
     const uint64_t hmax = max < 0 ? UINT64_MAX : head + (unsigned)max;
     uint64_t stop = mpsc ? hmax : head;
-    unsigned char *const base = b->base;
-    const uint64_t rmask = b->mask;
+    unsigned char *const base = b->base, *const rend = base + mpitev__srcbuf_bytes(b);
     const size_t stride = b->stride;
+    unsigned char *rp = base + (size_t)(head & b->mask) * stride; /* the record at head */
     int delivered = 0;
     mpitev_instance inst;
     inst.mpitev__magic = MPITEV__INSTANCE_MAGIC;
@@ -206,7 +206,7 @@ MPITEV__INLINE int mpitev__drain_ring(mpitev_source *src, struct mpitev__srcbuf 
             stop = t < hmax ? t : hmax;
             if (head == stop) break;
         }
-        mpitev__rec *r = (mpitev__rec *)(void *)(base + (size_t)(head & rmask) * stride);
+        mpitev__rec *r = (mpitev__rec *)(void *)rp;
         /* acquire: pairs with the release in mpitev__mpsc_publish. A reserved but
          * unpublished record stops the drain here (never skipped). */
         if (mpsc && atomic_load_explicit(&r->seq, memory_order_acquire) != head + 1) break;
@@ -234,6 +234,8 @@ MPITEV__INLINE int mpitev__drain_ring(mpitev_source *src, struct mpitev__srcbuf 
         if (mpsc) mpitev__mpsc_consume(b, r, head);
         else mpitev__spsc_consume(b, r, head);
         head++;
+        rp += stride;
+        if (MPITEV__UNLIKELY(rp == rend)) rp = base;
     }
     /* And what is due at the end, so a tool hears of losses without waiting for the
      * next instance. */
