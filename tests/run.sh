@@ -2,7 +2,8 @@
 # The whole test suite, as README says and CI runs it:
 #   1. a normal build: every test (core, buffers, adapter incl. MPICH, toy MPI, tools);
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer build of the library's tests;
-#   3. ThreadSanitizer build of the library's tests (the stress tests are the point).
+#   3. ThreadSanitizer build of the library's tests (the stress tests are the point);
+#   4. a clang build of everything (the project must not depend on gcc's behaviour).
 # Installs missing prerequisites with apt-get first. Exits non-zero if any test fails.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,4 +27,5 @@ run_suite asan -DMPITEV_SANITIZE=address,undefined -DMPITEV_BUILD_BENCH=OFF
 # crash the TSan runtime at thread exit, with or without mpitev in the program.
 TSAN_OPTIONS="halt_on_error=1 ${TSAN_OPTIONS:-}" CTEST_ARGS="-LE mpich" \
   run_suite tsan -DMPITEV_SANITIZE=thread -DMPITEV_BUILD_EXAMPLES=OFF -DMPITEV_BUILD_BENCH=OFF
+CC=clang run_suite clang -DMPITEV_BUILD_BENCH=OFF
 echo "all test suites passed"

@@ -33,8 +33,13 @@
 
 #define TOYMPI_HIDDEN __attribute__((visibility("hidden")))
 
-/* Defines PMPI_name strongly and MPI_name as weak alias. */
-#define TOYMPI_WEAK(name) _Pragma(TOYMPI_STR(weak MPI_##name = PMPI_##name))
+/* After the strong PMPI_name definition: MPI_name as an exported weak alias of it, so a
+ * tool's own MPI_name wins and calls PMPI_name (the profiling interface). An alias
+ * attribute rather than #pragma weak: under -fvisibility=hidden clang turns the pragma's
+ * alias into a local symbol, so programs would not link. */
+#define TOYMPI_WEAK(name)                                                                  \
+    extern __typeof__(PMPI_##name) MPI_##name                                              \
+        __attribute__((weak, alias(TOYMPI_STR(PMPI_##name)), visibility("default")));
 #define TOYMPI_STR(x) #x
 
 /* ------------------------------------------------------------ handles */
