@@ -139,12 +139,12 @@ MPITEV_API int mpitev_adapter_error(int mpitev_rc);
 #error "MPITEV_ADAPTER_IMPLEMENTATION: define MPITEV_ADAPTER_T_INITIALIZED() (non-zero while MPI_T is initialised) before including <mpitev/adapter.h>; see docs/adapter-guide.md"
 #endif
 #define MPITEV__INSIDE 1
-#include "detail/adapter_config.h"
-#include "detail/adapter_util.h"
-#include "detail/adapter_info.h"
-#include "detail/adapter_query.h"
-#include "detail/adapter_handle.h"
-#include "detail/adapter_instance.h"
-#include "detail/adapter_profiling.h"
+#include "detail/adapter_config.inc"
+#include "detail/adapter_util.inc"
+#include "detail/adapter_info.inc"
+#include "detail/adapter_query.inc"
+#include "detail/adapter_handle.inc"
+#include "detail/adapter_instance.inc"
+#include "detail/adapter_profiling.inc"
 #undef MPITEV__INSIDE
 #endif

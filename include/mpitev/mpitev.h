@@ -65,11 +65,11 @@
 #define MPITEV_VERSION (MPITEV_VERSION_MAJOR * 10000 + MPITEV_VERSION_MINOR * 100 + MPITEV_VERSION_PATCH)
 
 #define MPITEV__INSIDE 1
-#include "detail/config.h"
-#include "detail/types.h"
-#include "detail/objects.h"
-#include "detail/api.h"
-#include "detail/raise.h"
+#include "detail/config.inc"
+#include "detail/types.inc"
+#include "detail/objects.inc"
+#include "detail/api.inc"
+#include "detail/raise.inc"
 #undef MPITEV__INSIDE
 
 #endif /* MPITEV_MPITEV_H */
@@ -79,14 +79,14 @@
 #if defined(MPITEV_IMPLEMENTATION) && !defined(MPITEV__IMPLEMENTED)
 #define MPITEV__IMPLEMENTED 1
 #define MPITEV__INSIDE 1
-#include "detail/impl_common.h"
-#include "detail/impl_clock.h"
-#include "detail/impl_clock_tsc.h"
-#include "detail/impl_buffer_ring.h"
-#include "detail/impl_catalog.h"
-#include "detail/impl_grace.h"
-#include "detail/impl_registration.h"
-#include "detail/impl_deliver.h"
-#include "detail/impl_buffer.h"
+#include "detail/impl_common.inc"
+#include "detail/impl_clock.inc"
+#include "detail/impl_clock_tsc.inc"
+#include "detail/impl_buffer_ring.inc"
+#include "detail/impl_catalog.inc"
+#include "detail/impl_grace.inc"
+#include "detail/impl_registration.inc"
+#include "detail/impl_deliver.inc"
+#include "detail/impl_buffer.inc"
 #undef MPITEV__INSIDE
 #endif
