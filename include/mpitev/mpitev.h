@@ -86,7 +86,9 @@
 #include "detail/impl_catalog.inc"
 #include "detail/impl_grace.inc"
 #include "detail/impl_registration.inc"
+#include "detail/impl_free.inc"
 #include "detail/impl_deliver.inc"
 #include "detail/impl_buffer.inc"
+#include "detail/impl_lifecycle.inc"
 #undef MPITEV__INSIDE
 #endif
