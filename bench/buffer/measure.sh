@@ -3,18 +3,14 @@
 # figure is (incl(b) - incl(a)) / N, inclusive of what the raise or drain calls.
 valgrind --tool=callgrind --callgrind-out-file="$out/buffer" "$bld/bench/buffer/bench_buffer" "$n" >"$out/buffer.txt" 2>/dev/null
 f=$out/buffer
-# Like incl_ir, without callgrind_annotate's 99% threshold (small functions count too).
-bincl() {
-  callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null | awk -v f="$2" '$0 ~ (":" f " ") || $0 ~ (":" f "$") { gsub(",", "", $1); print $1; exit }'
-}
 nb=$(awk '{ print $1; exit }' "$out/buffer.txt")          # N (rounded up to a chunk)
 ncb=$(awk '{ print $6; exit }' "$out/buffer.txt")         # callbacks run
 tsc=$(awk '{ print $9; exit }' "$out/buffer.txt")         # yes / no
 # Clock reads: one per raise on the monotonic sources (ordered + unordered, N + 2N each).
-clk=$(awk -v a="$(bincl "$f" mpitev__clock_monotonic_now)" -v n="$nb" 'BEGIN { printf "%.2f", a / (6 * n) }')
-cb=$(awk -v a="$(bincl "$f" bench_cb)" -v n="$ncb" 'BEGIN { printf "%.2f", a / n }')
-ro=$(per "$(bincl "$f" bench_raise_ordered_b)" "$(bincl "$f" bench_raise_ordered_a)" "$nb")
-ru=$(per "$(bincl "$f" bench_raise_unordered_b)" "$(bincl "$f" bench_raise_unordered_a)" "$nb")
+clk=$(awk -v a="$(incl_ir "$f" mpitev__clock_monotonic_now)" -v n="$nb" 'BEGIN { printf "%.2f", a / (6 * n) }')
+cb=$(awk -v a="$(incl_ir "$f" bench_cb)" -v n="$ncb" 'BEGIN { printf "%.2f", a / n }')
+ro=$(per "$(incl_ir "$f" bench_raise_ordered_b)" "$(incl_ir "$f" bench_raise_ordered_a)" "$nb")
+ru=$(per "$(incl_ir "$f" bench_raise_unordered_b)" "$(incl_ir "$f" bench_raise_unordered_a)" "$nb")
 printf '%-46s %s\n' "clock read, CLOCK_MONOTONIC (vDSO not seen)" "$clk"
 printf '%-46s %s\n' "buffered raise, ordered, incl. clock" "$ro"
 printf '%-46s %s\n' "buffered raise, ordered, without clock" "$(awk -v a="$ro" -v c="$clk" 'BEGIN { printf "%.2f", a - c }')"
@@ -23,13 +19,13 @@ printf '%-46s %s\n' "buffered raise, unordered, without clock" "$(awk -v a="$ru"
 k=2
 if [ "$tsc" = yes ]; then
   k=3
-  tclk=$(awk -v a="$(bincl "$f" mpitev__tsc_now)" -v n="$nb" 'BEGIN { printf "%.2f", a / (3 * n) }')
+  tclk=$(awk -v a="$(incl_ir "$f" mpitev__tsc_now)" -v n="$nb" 'BEGIN { printf "%.2f", a / (3 * n) }')
   printf '%-46s %s\n' "clock read, TSC (mpitev_clock_tsc)" "$tclk"
   printf '%-46s %s\n' "buffered raise, ordered, TSC clock" \
-    "$(per "$(bincl "$f" bench_raise_tsc_b)" "$(bincl "$f" bench_raise_tsc_a)" "$nb")"
+    "$(per "$(incl_ir "$f" bench_raise_tsc_b)" "$(incl_ir "$f" bench_raise_tsc_a)" "$nb")"
 fi
 # Drain: the a/b pair drained every source run above (k sources, N vs 2N instances each).
-dr=$(awk -v b="$(bincl "$f" bench_drain_b)" -v a="$(bincl "$f" bench_drain_a)" -v n="$nb" -v k="$k" \
+dr=$(awk -v b="$(incl_ir "$f" bench_drain_b)" -v a="$(incl_ir "$f" bench_drain_a)" -v n="$nb" -v k="$k" \
   'BEGIN { printf "%.2f", (b - a) / (k * n) }')
 printf '%-46s %s\n' "callback (bench's own, counted apart)" "$cb"
 printf '%-46s %s\n' "drain per instance, incl. callback" "$dr"
