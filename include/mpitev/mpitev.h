@@ -28,6 +28,12 @@
  *                              from a nested callback is dropped and counted.
  *   MPITEV_CACHE_LINE          [all TUs, same value]  Cache line size used to separate
  *                              producer and consumer counters (default 64).
+ *   MPITEV_RAISE_INLINE        [per TU]  1 (default): MPITEV_RAISE writes the common
+ *                              buffered record (ordered source, declared payload struct)
+ *                              in place at the raise site, ~40 instructions of code per
+ *                              raise site in its cold branch. 0: every enabled raise calls
+ *                              the out-of-line mpitev__raise (smaller code, ~30 more
+ *                              instructions per buffered raise).
  *
  * Runtime-replaceable: the allocator (mpitev_set_allocator) and each source's clock.
  * ==================================================================================
