@@ -91,7 +91,7 @@ static void null_allocator_fields(void **state) {
 static int checked;
 static void acc_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud, mpitev_fnptr ext) {
     (void)reg; (void)cb_safety; (void)ud; (void)ext;
-    struct pair p;
+    struct pair p = { 0, 0 };
     int i;
     int64_t ts;
     assert_int_equal(mpitev_instance_read(inst, 2, &p), MPITEV_ERR_INVALID_INDEX);

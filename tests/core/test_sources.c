@@ -46,7 +46,7 @@ static void default_clock_is_monotonic_ns(void **state) {
     assert_non_null(m);
     assert_non_null(m->now);
     assert_true(m->ticks_per_second == 1000000000);
-    int64_t a, b;
+    int64_t a = 0, b = 0;
     struct timespec ts;
     OK(mpitev_source_get_timestamp(0, &a));
     clock_gettime(CLOCK_MONOTONIC, &ts);

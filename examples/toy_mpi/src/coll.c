@@ -166,7 +166,7 @@ TOYMPI_WEAK(Barrier)
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     CHECK_COMM("MPI_Bcast", comm, c)
-    size_t bytes;
+    size_t bytes = 0;
     int rc = check_buf("MPI_Bcast", comm, buffer, count, datatype, &bytes);
     if (rc || (rc = check_root("MPI_Bcast", comm, c, root)))
         return rc;
@@ -179,7 +179,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
                 int root, MPI_Comm comm)
 {
     CHECK_COMM("MPI_Reduce", comm, c)
-    size_t bytes;
+    size_t bytes = 0;
     int rc = check_root("MPI_Reduce", comm, c, root);
     if (rc || (rc = check_buf("MPI_Reduce", comm, sendbuf, count, datatype, &bytes)) ||
         (rc = check_op("MPI_Reduce", comm, op, datatype)))
@@ -198,7 +198,7 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
                    MPI_Op op, MPI_Comm comm)
 {
     CHECK_COMM("MPI_Allreduce", comm, c)
-    size_t bytes;
+    size_t bytes = 0;
     int rc = check_buf("MPI_Allreduce", comm, sendbuf, count, datatype, &bytes);
     if (rc || (rc = check_buf("MPI_Allreduce", comm, recvbuf, count, datatype, &bytes)) ||
         (rc = check_op("MPI_Allreduce", comm, op, datatype)))
@@ -245,7 +245,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Comm comm)
 {
     CHECK_COMM("MPI_Gatherv", comm, c)
-    size_t sbytes = 0, rbytes;
+    size_t sbytes = 0, rbytes = 0;
     int rc = check_root("MPI_Gatherv", comm, c, root);
     if (rc)
         return rc;
@@ -315,7 +315,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   int root, MPI_Comm comm)
 {
     CHECK_COMM("MPI_Scatterv", comm, c)
-    size_t sbytes, rbytes = 0;
+    size_t sbytes = 0, rbytes = 0;
     int rc = check_root("MPI_Scatterv", comm, c, root);
     if (rc)
         return rc;
@@ -353,7 +353,7 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     CHECK_COMM("MPI_Allgather", comm, c)
-    size_t sbytes = 0, rbytes;
+    size_t sbytes = 0, rbytes = 0;
     int rc = check_buf("MPI_Allgather", comm, recvbuf, recvcount, recvtype, &rbytes);
     if (rc)
         return rc;
@@ -374,7 +374,7 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     CHECK_COMM("MPI_Alltoall", comm, c)
-    size_t sbytes, rbytes;
+    size_t sbytes = 0, rbytes = 0;
     int rc = check_buf("MPI_Alltoall", comm, recvbuf, recvcount, recvtype, &rbytes);
     if (rc || (rc = check_buf("MPI_Alltoall", comm, sendbuf, sendcount, sendtype, &sbytes)))
         return rc;

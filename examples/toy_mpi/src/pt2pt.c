@@ -115,8 +115,8 @@ static int do_send(const char *fn, const void *buf, int count, MPI_Datatype data
                    int tag, MPI_Comm comm, int sync)
 {
     TOYMPI_CHECK_INIT(fn);
-    toympi_comm_t *c;
-    size_t bytes;
+    toympi_comm_t *c = NULL;
+    size_t bytes = 0;
     int rc = check(fn, comm, &c, buf, count, datatype, &bytes, dest, tag, 0);
     if (rc)
         return rc;
@@ -146,8 +146,8 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
               MPI_Status *status)
 {
     TOYMPI_CHECK_INIT("MPI_Recv");
-    toympi_comm_t *c;
-    size_t bytes;
+    toympi_comm_t *c = NULL;
+    size_t bytes = 0;
     int rc = check("MPI_Recv", comm, &c, buf, count, datatype, &bytes, source, tag, 1);
     if (rc)
         return rc;
@@ -170,8 +170,8 @@ static int do_isend(const char *fn, const void *buf, int count, MPI_Datatype dat
                     int tag, MPI_Comm comm, MPI_Request *request, int sync)
 {
     TOYMPI_CHECK_INIT(fn);
-    toympi_comm_t *c;
-    size_t bytes;
+    toympi_comm_t *c = NULL;
+    size_t bytes = 0;
     int rc = check(fn, comm, &c, buf, count, datatype, &bytes, dest, tag, 0);
     if (rc)
         return rc;
@@ -202,8 +202,8 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                MPI_Request *request)
 {
     TOYMPI_CHECK_INIT("MPI_Irecv");
-    toympi_comm_t *c;
-    size_t bytes;
+    toympi_comm_t *c = NULL;
+    size_t bytes = 0;
     int rc = check("MPI_Irecv", comm, &c, buf, count, datatype, &bytes, source, tag, 1);
     if (rc)
         return rc;
@@ -222,8 +222,8 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
                   int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     TOYMPI_CHECK_INIT("MPI_Sendrecv");
-    toympi_comm_t *c;
-    size_t sbytes, rbytes;
+    toympi_comm_t *c = NULL;
+    size_t sbytes = 0, rbytes = 0;
     int rc = check("MPI_Sendrecv", comm, &c, sendbuf, sendcount, sendtype, &sbytes, dest, sendtag,
                    0);
     if (rc)
@@ -250,7 +250,7 @@ TOYMPI_WEAK(Sendrecv)
 
 static int probe_check(const char *fn, int source, int tag, MPI_Comm comm, toympi_comm_t **cp)
 {
-    size_t bytes;
+    size_t bytes = 0;
     static const char dummy;
     return check(fn, comm, cp, &dummy, 0, MPI_BYTE, &bytes, source, tag, 1);
 }
@@ -258,7 +258,7 @@ static int probe_check(const char *fn, int source, int tag, MPI_Comm comm, toymp
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
     TOYMPI_CHECK_INIT("MPI_Iprobe");
-    toympi_comm_t *c;
+    toympi_comm_t *c = NULL;
     int rc = probe_check("MPI_Iprobe", source, tag, comm, &c);
     if (rc)
         return rc;
@@ -282,7 +282,7 @@ TOYMPI_WEAK(Iprobe)
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     TOYMPI_CHECK_INIT("MPI_Probe");
-    toympi_comm_t *c;
+    toympi_comm_t *c = NULL;
     int rc = probe_check("MPI_Probe", source, tag, comm, &c);
     if (rc)
         return rc;
