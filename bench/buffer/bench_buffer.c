@@ -36,6 +36,17 @@ __attribute__((noinline)) void bench_cb(const mpitev_instance *i, mpitev_reg r, 
             __asm__ volatile("" ::: "memory");                                         \
         }                                                                              \
     }
+/* The same loop without the raise: the loop itself and the payload's values (the raise
+ * site's own work, which a disabled raise skips too). Subtracted from the raises. */
+#define BASELINE_CHUNK(name)                                                           \
+    __attribute__((noinline)) void name(int n) {                                       \
+        for (int i = 0; i < n; i++) {                                                  \
+            struct msg m = { i, i + 1, (int64_t)i * 7 };                               \
+            __asm__ volatile("" ::"r"(m.peer), "r"(m.tag), "r"(m.bytes) : "memory");   \
+        }                                                                              \
+    }
+BASELINE_CHUNK(bench_baseline_a)
+BASELINE_CHUNK(bench_baseline_b)
 RAISE_CHUNK(bench_raise_ordered_a, &src_o)
 RAISE_CHUNK(bench_raise_ordered_b, &src_o)
 RAISE_CHUNK(bench_raise_unordered_a, &src_u)
@@ -45,6 +56,12 @@ RAISE_CHUNK(bench_raise_tsc_b, &src_tsc)
 
 __attribute__((noinline)) int bench_drain_a(mpitev_source *s) { return mpitev_source_drain(s, CHUNK, MPITEV_CB_REQUIRE_NONE); }
 __attribute__((noinline)) int bench_drain_b(mpitev_source *s) { return mpitev_source_drain(s, CHUNK, MPITEV_CB_REQUIRE_NONE); }
+
+/* bench_outofline.c: the same raise compiled with MPITEV_RAISE_INLINE 0. */
+void bench_raise_ooline_a(mpitev_type *t, mpitev_source *s, int n);
+void bench_raise_ooline_b(mpitev_type *t, mpitev_source *s, int n);
+static void ooline_a(int n) { bench_raise_ooline_a(&ev_msg, &src_o, n); }
+static void ooline_b(int n) { bench_raise_ooline_b(&ev_msg, &src_o, n); }
 
 static void run(void (*raise_fn)(int), int (*drain_fn)(mpitev_source *), mpitev_source *s, long total) {
     for (long done = 0; done < total; done += CHUNK) {
@@ -74,9 +91,13 @@ int main(int argc, char **argv) {
     if (mpitev_reg_alloc(0, NULL, &kv, 1, &r) ||
         mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, bench_cb, NULL, NULL, NULL, 0))
         return 1;
+    for (long done = 0; done < n; done += CHUNK) bench_baseline_a(CHUNK);
+    for (long done = 0; done < 2 * n; done += CHUNK) bench_baseline_b(CHUNK);
     /* N in the *_a functions, 2N in the *_b ones; the drain pair on the ordered source. */
     run(bench_raise_ordered_a, bench_drain_a, &src_o, n);
     run(bench_raise_ordered_b, bench_drain_b, &src_o, 2 * n);
+    run(ooline_a, bench_drain_a, &src_o, n);
+    run(ooline_b, bench_drain_b, &src_o, 2 * n);
     run(bench_raise_unordered_a, bench_drain_a, &src_u, n);
     run(bench_raise_unordered_b, bench_drain_b, &src_u, 2 * n);
     if (tsc) {

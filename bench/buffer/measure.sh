@@ -1,28 +1,36 @@
 # Buffered delivery rows of bench/run.sh (sourced: uses $bld, $out, $n and per).
 # One callgrind run of bench_buffer: *_a functions handle N instances, *_b 2N; every
-# figure is (incl(b) - incl(a)) / N, inclusive of what the raise or drain calls.
+# figure is (incl(b) - incl(a)) / N, inclusive of what the raise or drain calls. The
+# raise rows subtract the same loop without the raise (bench_baseline_*: the loop and
+# the payload's values, work a raise site does whether or not it raises).
 valgrind --tool=callgrind --callgrind-out-file="$out/buffer" "$bld/bench/buffer/bench_buffer" "$n" >"$out/buffer.txt" 2>/dev/null
 f=$out/buffer
 nb=$(awk '{ print $1; exit }' "$out/buffer.txt")          # N (rounded up to a chunk)
 ncb=$(awk '{ print $6; exit }' "$out/buffer.txt")         # callbacks run
 tsc=$(awk '{ print $9; exit }' "$out/buffer.txt")         # yes / no
-# Clock reads: one per raise on the monotonic sources (ordered + unordered, N + 2N each).
-clk=$(awk -v a="$(incl_ir "$f" mpitev__clock_monotonic_now)" -v n="$nb" 'BEGIN { printf "%.2f", a / (6 * n) }')
+# Clock reads: one per raise on the monotonic sources (ordered in place, ordered out of
+# line, unordered: N + 2N each).
+clk=$(awk -v a="$(incl_ir "$f" mpitev__clock_monotonic_now)" -v n="$nb" 'BEGIN { printf "%.2f", a / (9 * n) }')
 cb=$(awk -v a="$(incl_ir "$f" bench_cb)" -v n="$ncb" 'BEGIN { printf "%.2f", a / n }')
-ro=$(per "$(incl_ir "$f" bench_raise_ordered_b)" "$(incl_ir "$f" bench_raise_ordered_a)" "$nb")
-ru=$(per "$(incl_ir "$f" bench_raise_unordered_b)" "$(incl_ir "$f" bench_raise_unordered_a)" "$nb")
+bl=$(per "$(incl_ir "$f" bench_baseline_b)" "$(incl_ir "$f" bench_baseline_a)" "$nb")
+net() { awk -v a="$1" -v b="$bl" 'BEGIN { printf "%.2f", a - b }'; }
+ro=$(net "$(per "$(incl_ir "$f" bench_raise_ordered_b)" "$(incl_ir "$f" bench_raise_ordered_a)" "$nb")")
+roo=$(net "$(per "$(incl_ir "$f" bench_raise_ooline_b)" "$(incl_ir "$f" bench_raise_ooline_a)" "$nb")")
+ru=$(net "$(per "$(incl_ir "$f" bench_raise_unordered_b)" "$(incl_ir "$f" bench_raise_unordered_a)" "$nb")")
+printf '%-46s %s\n' "loop + payload values, no raise (subtracted)" "$bl"
 printf '%-46s %s\n' "clock read, CLOCK_MONOTONIC (vDSO not seen)" "$clk"
 printf '%-46s %s\n' "buffered raise, ordered, incl. clock" "$ro"
 printf '%-46s %s\n' "buffered raise, ordered, without clock" "$(awk -v a="$ro" -v c="$clk" 'BEGIN { printf "%.2f", a - c }')"
+printf '%-46s %s\n' "  same, MPITEV_RAISE_INLINE 0, without clock" "$(awk -v a="$roo" -v c="$clk" 'BEGIN { printf "%.2f", a - c }')"
 printf '%-46s %s\n' "buffered raise, unordered, incl. clock" "$ru"
 printf '%-46s %s\n' "buffered raise, unordered, without clock" "$(awk -v a="$ru" -v c="$clk" 'BEGIN { printf "%.2f", a - c }')"
-k=2
+k=3
 if [ "$tsc" = yes ]; then
-  k=3
+  k=4
   tclk=$(awk -v a="$(incl_ir "$f" mpitev__tsc_now)" -v n="$nb" 'BEGIN { printf "%.2f", a / (3 * n) }')
   printf '%-46s %s\n' "clock read, TSC (mpitev_clock_tsc)" "$tclk"
   printf '%-46s %s\n' "buffered raise, ordered, TSC clock" \
-    "$(per "$(incl_ir "$f" bench_raise_tsc_b)" "$(incl_ir "$f" bench_raise_tsc_a)" "$nb")"
+    "$(net "$(per "$(incl_ir "$f" bench_raise_tsc_b)" "$(incl_ir "$f" bench_raise_tsc_a)" "$nb")")"
 fi
 # Drain: the a/b pair drained every source run above (k sources, N vs 2N instances each).
 dr=$(awk -v b="$(incl_ir "$f" bench_drain_b)" -v a="$(incl_ir "$f" bench_drain_a)" -v n="$nb" -v k="$k" \
