@@ -1,6 +1,8 @@
 /* Buffered delivery: modes, drain order, wrap-around, full buffer, drop-before-next,
  * saturation, NULL dropped handler, drains at a level no callback supports, free while
- * buffered, finalize, unordered sources, many registrations in one record. */
+ * buffered, finalize, unordered sources, many registrations in one record; the drain's
+ * batch-boundary drop reports and its cached delivery (callbacks replaced or
+ * registrations freed from inside a callback, sets and payload-less records mixed). */
 #define MPITEV_IMPLEMENTATION
 #include <mpitev/mpitev.h>
 
@@ -487,6 +489,180 @@ static void bad_arguments(void **state) {
     assert_int_equal(mpitev_source_drain(&src, -1, 0), -MPITEV_ERR_NOT_INITIALIZED);
 }
 
+/* Drop reporting at batch boundaries (ordered: the drain checks for drops where it
+ * reloads the producer position, and pauses at a pending drop mark). Three records are
+ * drained first, so positions are off the ring's lap boundary (where the drain pauses
+ * anyway). E1..E4 fill the ring (positions 3..6), E5 drops (mark at 7), two are
+ * drained, then E6, E7 are raised after the drop (7, 8): the next drain must report
+ * exactly between E4 and E6, although E3, E4, E6 (and E7) are published when it starts. */
+static void drop_reported_exactly_at_mark(void **state) {
+    (void)state;
+    for (int ordering = 0; ordering < 2; ordering++) {
+        mpitev_source *s = ordering ? &src2 : &src;
+        declare_src(s, ordering ? "u" : "o", ordering ? MPITEV_SOURCE_UNORDERED : MPITEV_SOURCE_ORDERED, 4, 0);
+        mpitev_reg r = reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 1, 1);
+        for (int i = 1; i <= 3; i++) raise_seq(&ev, s, 100 + i);
+        assert_int_equal(mpitev_source_drain(s, -1, MPITEV_CB_REQUIRE_NONE), 3);
+        nlog = 0;
+        for (int i = 1; i <= 5; i++) raise_seq(&ev, s, i);
+        assert_int_equal(mpitev_source_drain(s, 2, MPITEV_CB_REQUIRE_NONE), 2);
+        raise_seq(&ev, s, 6);
+        raise_seq(&ev, s, 7);
+        assert_int_equal(mpitev_source_drain(s, -1, MPITEV_CB_REQUIRE_NONE), 4);
+        assert_int_equal(nlog, 7);
+        static const char kinds[] = "EEEEDEE";
+        static const int64_t values[] = { 1, 2, 3, 4, 1, 6, 7 };
+        for (int i = 0; i < 7; i++) {
+            assert_int_equal(logv[i].kind, kinds[i]);
+            assert_int_equal(logv[i].value, values[i]);
+        }
+        OK(mpitev_reg_free(r, NULL, NULL, NULL));
+    }
+}
+
+/* A callback replacing its registration's callback: the next record (same set, so the
+ * drain's cached delivery) already goes to the new one. */
+static mpitev_reg self_reg;
+static void switching_cb(const mpitev_instance *i, mpitev_reg r, int safety, void *ud, mpitev_fnptr e) {
+    ev_cb(i, r, safety, ud, e);
+    OK(mpitev_reg_set_callback(self_reg, MPITEV_CB_REQUIRE_NONE, ev_cb, (void *)(intptr_t)2, NULL, NULL, 0));
+}
+static void callback_replaced_inside_callback(void **state) {
+    (void)state;
+    for (int ordering = 0; ordering < 2; ordering++) {
+        mpitev_source *s = ordering ? &src2 : &src;
+        declare_src(s, ordering ? "u" : "o", ordering ? MPITEV_SOURCE_UNORDERED : MPITEV_SOURCE_ORDERED, 8, 0);
+        mpitev_reg r;
+        OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, &(mpitev_kv){ "mpitev_buffered", "true" }, 1, &r));
+        OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, ev_cb, (void *)(intptr_t)1, NULL, NULL, 0));
+        self_reg = r;
+        nlog = 0;
+        for (int i = 1; i <= 2; i++) raise_seq(&ev, s, i);
+        assert_int_equal(mpitev_source_drain(s, -1, MPITEV_CB_REQUIRE_NONE), 2); /* fills the cache */
+        OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, switching_cb, (void *)(intptr_t)3, NULL, NULL, 0));
+        for (int i = 3; i <= 5; i++) raise_seq(&ev, s, i);
+        assert_int_equal(mpitev_source_drain(s, -1, MPITEV_CB_REQUIRE_NONE), 3);
+        assert_int_equal(nlog, 5);
+        static const int tags[] = { 1, 1, 3, 2, 2 };
+        for (int i = 0; i < 5; i++) {
+            assert_int_equal(logv[i].kind, 'E');
+            assert_int_equal(logv[i].value, i + 1);
+            assert_int_equal(logv[i].tag, tags[i]);
+        }
+        OK(mpitev_reg_free(r, NULL, NULL, NULL));
+    }
+}
+
+/* A callback freeing its own registration: the next records are not delivered; they
+ * are counted and reported by the free completion, before the free callback. */
+static int free_rc;
+static void freeing_cb(const mpitev_instance *i, mpitev_reg r, int safety, void *ud, mpitev_fnptr e) {
+    ev_cb(i, r, safety, ud, e);
+    /* No assertion here (a failure would leave the drain mid-record): checked after. */
+    if (mpitev_reg_is_valid(r)) free_rc = mpitev_reg_free(r, (void *)(intptr_t)1, free_cb, NULL);
+}
+static void reg_freed_inside_callback(void **state) {
+    (void)state;
+    for (int ordering = 0; ordering < 2; ordering++) {
+        mpitev_source *s = ordering ? &src2 : &src;
+        declare_src(s, ordering ? "u" : "o", ordering ? MPITEV_SOURCE_UNORDERED : MPITEV_SOURCE_ORDERED, 8, 0);
+        mpitev_reg r;
+        OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, &(mpitev_kv){ "mpitev_buffered", "true" }, 1, &r));
+        OK(mpitev_reg_set_dropped_handler(r, drop_cb, NULL));
+        OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, freeing_cb, (void *)(intptr_t)1, NULL, NULL, 0));
+        nlog = 0;
+        free_rc = -1;
+        for (int i = 1; i <= 4; i++) raise_seq(&ev, s, i);
+        assert_int_equal(mpitev_source_drain(s, -1, MPITEV_CB_REQUIRE_NONE), 1);
+        OK(free_rc);
+        mpitev_progress(MPITEV_CB_REQUIRE_NONE);
+        assert_int_equal(nlog, 3);
+        assert_true(logv[0].kind == 'E' && logv[0].value == 1);
+        assert_true(logv[1].kind == 'D' && logv[1].value == 3);
+        assert_true(logv[2].kind == 'F');
+    }
+}
+
+/* A drop counted by the drain itself is reported before the next record. X (set first)
+ * has a callback at NONE only: a drain at ASYNC_SIGNAL_SAFE drops E1 for X; Y's
+ * callback then gives X an ASYNC_SIGNAL_SAFE callback (tag 3), so the drop is
+ * reportable, and must be reported before E2 reaches X or Y. */
+static mpitev_reg reg_x;
+static int y_calls;
+static void y_cb(const mpitev_instance *i, mpitev_reg r, int safety, void *ud, mpitev_fnptr e) {
+    ev_cb(i, r, safety, ud, e);
+    if (y_calls++ == 0)
+        OK(mpitev_reg_set_callback(reg_x, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, ev_cb, (void *)(intptr_t)3, NULL, NULL, 0));
+}
+static void drain_drop_reported_before_next(void **state) {
+    (void)state;
+    declare_src(&src, "o", MPITEV_SOURCE_ORDERED, 8, 0);
+    reg_x = reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 1, 1);
+    mpitev_reg y;
+    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, &(mpitev_kv){ "mpitev_buffered", "true" }, 1, &y));
+    OK(mpitev_reg_set_callback(y, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, y_cb, (void *)(intptr_t)2, NULL, NULL, 0));
+    y_calls = 0;
+    nlog = 0;
+    for (int i = 1; i <= 3; i++) raise_seq(&ev, &src, i);
+    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE), 5);
+    static const char kinds[] = "EDEEEE";
+    static const int tags[] = { 2, 3, 3, 2, 3, 2 };
+    static const int64_t values[] = { 1, 1, 2, 2, 3, 3 };
+    assert_int_equal(nlog, 6);
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(logv[i].kind, kinds[i]);
+        assert_int_equal(logv[i].tag, tags[i]);
+        assert_int_equal(logv[i].value, values[i]);
+    }
+}
+
+/* Records naming different sets, and records without payload, interleaved: the drain's
+ * cache follows the record's set word. */
+static int64_t seen_ts[16];
+static int seen_payload[16], seen_tag[16], nseen;
+static void probe_cb(const mpitev_instance *i, mpitev_reg r, int safety, void *ud, mpitev_fnptr e) {
+    (void)r; (void)safety; (void)e;
+    struct msg m;
+    int64_t ts = -1;
+    OK(mpitev_instance_timestamp(i, &ts));
+    int rc = mpitev_instance_copy(i, &m);
+    assert_true(nseen < 16);
+    seen_ts[nseen] = ts;
+    seen_payload[nseen] = rc == MPITEV_SUCCESS ? (int)m.seq : -1;
+    seen_tag[nseen] = (int)(intptr_t)ud;
+    nseen++;
+}
+static void cache_follows_sets(void **state) {
+    (void)state;
+    declare_src(&src, "o", MPITEV_SOURCE_ORDERED, 16, 0);
+    mpitev_reg a, b, c;
+    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, &(mpitev_kv){ "mpitev_buffered", "true" }, 1, &a));
+    OK(mpitev_reg_set_callback(a, MPITEV_CB_REQUIRE_NONE, probe_cb, (void *)(intptr_t)1, NULL, NULL, 0));
+    OK(mpitev_reg_alloc(mpitev_type_index(&ev_forced), NULL, NULL, 0, &c));
+    OK(mpitev_reg_set_callback(c, MPITEV_CB_REQUIRE_NONE, probe_cb, (void *)(intptr_t)3, NULL, NULL, 0));
+    nseen = 0;
+    raise_seq(&ev, &src, 1);                                            /* set {a} */
+    clock_value = 20;
+    MPITEV_RAISE(&ev, &src, NULL, MPITEV_CB_REQUIRE_NONE, NULL);        /* {a}, no payload */
+    raise_seq(&ev_forced, &src, 3);                                     /* {c} */
+    raise_seq(&ev, &src, 4);                                            /* {a} */
+    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, &(mpitev_kv){ "mpitev_buffered", "true" }, 1, &b));
+    OK(mpitev_reg_set_callback(b, MPITEV_CB_REQUIRE_NONE, probe_cb, (void *)(intptr_t)2, NULL, NULL, 0));
+    raise_seq(&ev, &src, 5);                                            /* {a, b} */
+    raise_seq(&ev_forced, &src, 6);                                     /* {c} */
+    raise_seq(&ev, &src, 7);                                            /* {a, b} */
+    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 9);
+    assert_int_equal(nseen, 9);
+    static const int payload[] = { 1, -1, 3, 4, 5, 5, 6, 7, 7 };
+    static const int tag[] = { 1, 1, 3, 1, 1, 2, 3, 1, 2 };
+    static const int64_t ts[] = { 10, 20, 30, 40, 50, 50, 60, 70, 70 };
+    for (int i = 0; i < 9; i++) {
+        assert_int_equal(seen_payload[i], payload[i]);
+        assert_int_equal(seen_tag[i], tag[i]);
+        assert_int_equal(seen_ts[i], ts[i]);
+    }
+}
+
 static void tsc_clock(void **state) {
     (void)state;
     const mpitev_clock *c = mpitev_clock_tsc();
@@ -523,6 +699,13 @@ int main(void) {
         cmocka_unit_test_setup_teardown(nested_drain_loses_claim, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_arguments, setup, teardown),
         cmocka_unit_test_setup_teardown(tsc_clock, setup, teardown),
+        cmocka_unit_test_setup_teardown(drop_reported_exactly_at_mark, setup, teardown),
+        cmocka_unit_test_setup_teardown(callback_replaced_inside_callback, setup, teardown),
+        cmocka_unit_test_setup_teardown(reg_freed_inside_callback, setup, teardown),
+        cmocka_unit_test_setup_teardown(drain_drop_reported_before_next, setup, teardown),
+        cmocka_unit_test_setup_teardown(cache_follows_sets, setup, teardown),
+        cmocka_unit_test_setup_teardown(drop_reported_exactly_at_mark, setup_default_clock, teardown),
+        cmocka_unit_test_setup_teardown(callback_replaced_inside_callback, setup_default_clock, teardown),
         /* again on sources with the default clock: the ordered raise's inline ring path */
         cmocka_unit_test_setup_teardown(modes_and_info, setup_default_clock, teardown),
         cmocka_unit_test_setup_teardown(wrap_around, setup_default_clock, teardown),

@@ -20,7 +20,10 @@
  *  - nothing (event or dropped report) after the free callback, which runs exactly once
  *    and never while one of the registration's callbacks runs.
  * Half the registrations only have a MPITEV_CB_REQUIRE_NONE callback: instances the
- * THREAD_SAFE drains take for them count as dropped. */
+ * THREAD_SAFE drains take for them count as dropped. Every third round has a single
+ * exact registration and no churn (the drain's cached delivery path), whose callback the
+ * controller keeps re-setting while the producers raise (invalidating the drains'
+ * caches), and whose free follows with records still buffered. */
 #define MPITEV_IMPLEMENTATION
 #include <mpitev/mpitev.h>
 
@@ -181,12 +184,17 @@ static void stress(void **state) {
     static regctx exact[NEXACT], churn[NCHURN_MAX];
     long total_delivered = 0, total_dropped = 0;
     for (int round = 0; round < rounds; round++) {
-        for (int k = 0; k < NEXACT; k++) reg_make(&exact[k], k);
+        int single = round % 3 == 2, nexact = single ? 1 : NEXACT;
+        for (int k = 0; k < nexact; k++) reg_make(&exact[k], single ? 1 : k); /* single: at NONE */
         atomic_store(&producers_done, 0);
         atomic_store(&go_round, round + 1);
         int nchurn = 0;
         while (atomic_load(&producers_done) < NPROD) {
-            if (nchurn < NCHURN_MAX) {
+            if (single) {
+                /* Same callback, new callback set: the drains' caches go stale. */
+                assert_int_equal(mpitev_reg_set_callback(exact[0].reg, MPITEV_CB_REQUIRE_NONE, on_event, &exact[0],
+                                                         NULL, NULL, 0), MPITEV_SUCCESS);
+            } else if (nchurn < NCHURN_MAX) {
                 regctx *c = &churn[nchurn];
                 long f0 = sum(finished);
                 reg_make(c, nchurn);
@@ -201,19 +209,19 @@ static void stress(void **state) {
             }
             sched_yield();
         }
-        for (int k = 0; k < NEXACT; k++)
+        for (int k = 0; k < nexact; k++)
             assert_int_equal(mpitev_reg_free(exact[k].reg, &exact[k], on_free, NULL), MPITEV_SUCCESS);
         /* Wait for every free callback (the drainers run the completions). */
         for (int spin = 0;; spin++) {
             int pending = 0;
-            for (int k = 0; k < NEXACT; k++) pending += !atomic_load(&exact[k].freed);
+            for (int k = 0; k < nexact; k++) pending += !atomic_load(&exact[k].freed);
             for (int k = 0; k < nchurn; k++) pending += !atomic_load(&churn[k].freed);
             if (!pending) break;
             mpitev_progress(MPITEV_CB_REQUIRE_NONE);
             if (spin > 2000000) fail_msg("free callbacks never ran");
             sched_yield();
         }
-        for (int k = 0; k < NEXACT; k++) {
+        for (int k = 0; k < nexact; k++) {
             check(&exact[k], (long)NPROD * raises, (long)NPROD * raises);
             total_delivered += atomic_load(&exact[k].delivered);
             total_dropped += atomic_load(&exact[k].dropped);
