@@ -24,17 +24,21 @@ printf '%-46s %s\n' "buffered raise, ordered, without clock" "$(awk -v a="$ro" -
 printf '%-46s %s\n' "  same, MPITEV_RAISE_INLINE 0, without clock" "$(awk -v a="$roo" -v c="$clk" 'BEGIN { printf "%.2f", a - c }')"
 printf '%-46s %s\n' "buffered raise, unordered, incl. clock" "$ru"
 printf '%-46s %s\n' "buffered raise, unordered, without clock" "$(awk -v a="$ru" -v c="$clk" 'BEGIN { printf "%.2f", a - c }')"
-k=3
+k=2
 if [ "$tsc" = yes ]; then
-  k=4
+  k=3
   tclk=$(awk -v a="$(incl_ir "$f" mpitev__tsc_now)" -v n="$nb" 'BEGIN { printf "%.2f", a / (3 * n) }')
   printf '%-46s %s\n' "clock read, TSC (mpitev_clock_tsc)" "$tclk"
   printf '%-46s %s\n' "buffered raise, ordered, TSC clock" \
     "$(net "$(per "$(incl_ir "$f" bench_raise_tsc_b)" "$(incl_ir "$f" bench_raise_tsc_a)" "$nb")")"
 fi
-# Drain: the a/b pair drained every source run above (k sources, N vs 2N instances each).
+# Drain: bench_drain_{a,b} drained the k ordered (spsc) sources, bench_drain_u_{a,b}
+# the unordered (mpsc) one; N vs 2N instances each.
 dr=$(awk -v b="$(incl_ir "$f" bench_drain_b)" -v a="$(incl_ir "$f" bench_drain_a)" -v n="$nb" -v k="$k" \
   'BEGIN { printf "%.2f", (b - a) / (k * n) }')
+du=$(per "$(incl_ir "$f" bench_drain_u_b)" "$(incl_ir "$f" bench_drain_u_a)" "$nb")
 printf '%-46s %s\n' "callback (bench's own, counted apart)" "$cb"
-printf '%-46s %s\n' "drain per instance, incl. callback" "$dr"
-printf '%-46s %s\n' "drain per instance, without callback" "$(awk -v a="$dr" -v c="$cb" 'BEGIN { printf "%.2f", a - c }')"
+printf '%-46s %s\n' "drain per instance, ordered, incl. callback" "$dr"
+printf '%-46s %s\n' "drain per instance, ordered, without callback" "$(awk -v a="$dr" -v c="$cb" 'BEGIN { printf "%.2f", a - c }')"
+printf '%-46s %s\n' "drain per instance, unordered, incl. callback" "$du"
+printf '%-46s %s\n' "drain per instance, unordered, without callback" "$(awk -v a="$du" -v c="$cb" 'BEGIN { printf "%.2f", a - c }')"

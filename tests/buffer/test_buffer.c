@@ -616,6 +616,43 @@ static void drain_drop_reported_before_next(void **state) {
     }
 }
 
+/* Unordered (mpsc) source: a drop that happens while the drain runs (here: raised from
+ * a drained callback, whose immediate registration x has no callback safe at the raise's
+ * level) is reported before the next record raised after it (the producer tags that
+ * record), not at the end of the drain. */
+static mpitev_reg reg_imm;
+static void raising_cb(const mpitev_instance *i, mpitev_reg r, int safety, void *ud, mpitev_fnptr e) {
+    ev_cb(i, r, safety, ud, e);
+    struct msg m;
+    OK(mpitev_instance_copy(i, &m));
+    if (m.seq == 1) { /* raise 2 (x drops it) and 3 on the same source, from the callback */
+        for (int64_t q = 2; q <= 3; q++)
+            MPITEV_RAISE(&ev, &src, NULL, MPITEV_CB_REQUIRE_THREAD_SAFE, &(struct msg){ (int32_t)q, 7, q });
+    }
+}
+static void mpsc_drop_tagged_before_next(void **state) {
+    (void)state;
+    declare_src(&src, "u", MPITEV_SOURCE_UNORDERED, 8, 0);
+    reg_imm = reg_new(&ev, NULL, "false", MPITEV_CB_REQUIRE_NONE, 1, 1); /* immediate, NONE only */
+    mpitev_reg y;
+    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, &(mpitev_kv){ "mpitev_buffered", "true" }, 1, &y));
+    OK(mpitev_reg_set_callback(y, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, raising_cb, (void *)(intptr_t)2, NULL, NULL, 0));
+    MPITEV_RAISE(&ev, &src, NULL, MPITEV_CB_REQUIRE_NONE, &(struct msg){ 1, 7, 1 }); /* x gets it now */
+    nlog = 0;
+    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 3);
+    /* y: 1, 2; then x's drops (2 and 3, both raised before the drain reaches 3; tag 1:
+     * x's callback's user_data); then y: 3. */
+    static const char kinds[] = "EEDE";
+    static const int tags[] = { 2, 2, 1, 2 };
+    static const int64_t values[] = { 1, 2, 2, 3 };
+    assert_int_equal(nlog, 4);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(logv[i].kind, kinds[i]);
+        assert_int_equal(logv[i].tag, tags[i]);
+        assert_int_equal(logv[i].value, values[i]);
+    }
+}
+
 /* Records naming different sets, and records without payload, interleaved: the drain's
  * cache follows the record's set word. */
 static int64_t seen_ts[16];
@@ -704,6 +741,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(reg_freed_inside_callback, setup, teardown),
         cmocka_unit_test_setup_teardown(drain_drop_reported_before_next, setup, teardown),
         cmocka_unit_test_setup_teardown(cache_follows_sets, setup, teardown),
+        cmocka_unit_test_setup_teardown(mpsc_drop_tagged_before_next, setup, teardown),
         cmocka_unit_test_setup_teardown(drop_reported_exactly_at_mark, setup_default_clock, teardown),
         cmocka_unit_test_setup_teardown(callback_replaced_inside_callback, setup_default_clock, teardown),
         /* again on sources with the default clock: the ordered raise's inline ring path */
