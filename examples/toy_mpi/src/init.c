@@ -13,7 +13,7 @@
 
 #include "events.h"
 #include "progress.h"
-#include "protocol.h"
+#include "matching.h"
 #include "transport.h"
 
 #define TOYMPI_DEFAULT_EAGER_LIMIT 8192
@@ -156,7 +156,7 @@ int PMPI_Finalize(void)
     toympi_g.finalizing = 1;
     toympi_barrier_impl(toympi_comm_get(MPI_COMM_WORLD));
     toympi_transport_finalize();
-    toympi_proto_finalize();
+    toympi_match_finalize();
     toympi_comm_finalize();
     toympi_request_finalize();
     toympi_g.finalized = 1;

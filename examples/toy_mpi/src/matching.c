@@ -1,5 +1,31 @@
-/* matching.c -- posted-receive and unexpected-message queues. */
+/* matching.c -- the posted-receive and unexpected-message queues, the
+ * matching decisions and the matching-engine events (see matching.h).
+ *
+ * Every toympi_ev_* call in this file is a matching-engine event: engine
+ * source, raised at MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, always buffered
+ * (events.h). They run inside a frame handler (the connection's receive state
+ * machine sits between a header and its payload) or between a queue update and
+ * the protocol step that follows it, so no tool code may run here; the progress
+ * engine delivers them (toympi_progress_poll). */
 #include "matching.h"
+
+#include <stdlib.h>
+
+#include "events.h"
+
+typedef struct {
+    toympi_request_t *head, *tail;
+    size_t length;
+} posted_queue_t;
+
+typedef struct {
+    toympi_unexpected_t *head, *tail;
+    size_t length;
+} unexpected_queue_t;
+
+static posted_queue_t posted;
+static unexpected_queue_t unexpected;
+static uint64_t arrivals; /* envelopes that arrived: their seq numbers (MPI_T events) */
 
 int toympi_match(uint32_t r_ctx, int r_src, int r_tag, uint32_t m_ctx, int m_src, int m_tag)
 {
@@ -7,7 +33,8 @@ int toympi_match(uint32_t r_ctx, int r_src, int r_tag, uint32_t m_ctx, int m_src
            (r_tag == MPI_ANY_TAG || r_tag == m_tag);
 }
 
-void toympi_posted_append(toympi_posted_queue_t *q, toympi_request_t *r)
+/* ------------------------------------------------------ the two queues */
+static void posted_append(posted_queue_t *q, toympi_request_t *r)
 {
     r->next_posted = NULL;
     if (q->tail)
@@ -18,7 +45,7 @@ void toympi_posted_append(toympi_posted_queue_t *q, toympi_request_t *r)
     q->length++;
 }
 
-static void posted_unlink(toympi_posted_queue_t *q, toympi_request_t *prev, toympi_request_t *r)
+static void posted_unlink(posted_queue_t *q, toympi_request_t *prev, toympi_request_t *r)
 {
     if (prev)
         prev->next_posted = r->next_posted;
@@ -30,7 +57,8 @@ static void posted_unlink(toympi_posted_queue_t *q, toympi_request_t *prev, toym
     q->length--;
 }
 
-toympi_request_t *toympi_posted_match(toympi_posted_queue_t *q, uint32_t ctx, int src, int tag)
+/* first posted receive matching an incoming message; removed from q */
+static toympi_request_t *posted_match(posted_queue_t *q, uint32_t ctx, int src, int tag)
 {
     toympi_request_t *prev = NULL;
     for (toympi_request_t *r = q->head; r; prev = r, r = r->next_posted) {
@@ -42,7 +70,8 @@ toympi_request_t *toympi_posted_match(toympi_posted_queue_t *q, uint32_t ctx, in
     return NULL;
 }
 
-int toympi_posted_remove(toympi_posted_queue_t *q, toympi_request_t *r)
+/* remove a specific receive (cancel); returns 1 if it was queued */
+static int posted_remove(posted_queue_t *q, toympi_request_t *r)
 {
     toympi_request_t *prev = NULL;
     for (toympi_request_t *p = q->head; p; prev = p, p = p->next_posted) {
@@ -54,7 +83,7 @@ int toympi_posted_remove(toympi_posted_queue_t *q, toympi_request_t *r)
     return 0;
 }
 
-void toympi_unexpected_append(toympi_unexpected_queue_t *q, toympi_unexpected_t *u)
+static void unexpected_append(unexpected_queue_t *q, toympi_unexpected_t *u)
 {
     u->next = NULL;
     if (q->tail)
@@ -65,7 +94,8 @@ void toympi_unexpected_append(toympi_unexpected_queue_t *q, toympi_unexpected_t 
     q->length++;
 }
 
-toympi_unexpected_t *toympi_unexpected_match(toympi_unexpected_queue_t *q, uint32_t ctx, int src,
+/* first unexpected message matching a receive pattern; removed if remove */
+static toympi_unexpected_t *unexpected_match(unexpected_queue_t *q, uint32_t ctx, int src,
                                              int tag, int remove)
 {
     toympi_unexpected_t *prev = NULL;
@@ -85,4 +115,86 @@ toympi_unexpected_t *toympi_unexpected_match(toympi_unexpected_queue_t *q, uint3
         return u;
     }
     return NULL;
+}
+
+/* -------------------------------------------------- matching decisions */
+toympi_request_t *toympi_match_arrival(uint32_t ctx, int src, int tag, size_t bytes,
+                                       toympi_ux_kind_t kind, int peer_world, uint64_t sreq_id,
+                                       toympi_unexpected_t **ux)
+{
+    uint64_t seq = ++arrivals;
+    toympi_ev_message_arrived(ctx, src, tag, bytes, kind == TOYMPI_UX_RTS, seq);
+    toympi_ev_search_posted_begin(ctx, src, tag, posted.length, seq);
+    toympi_request_t *r = posted_match(&posted, ctx, src, tag);
+    toympi_ev_search_posted_end(ctx, src, tag, posted.length, seq, r);
+    *ux = NULL;
+    if (r) {
+        toympi_ev_posted_remove(r, posted.length);
+        return r;
+    }
+    toympi_unexpected_t *u = toympi_calloc(1, sizeof *u);
+    u->kind = kind;
+    u->context_id = ctx;
+    u->src = src;
+    u->tag = tag;
+    u->peer_world = peer_world;
+    u->bytes = bytes;
+    u->sreq_id = sreq_id;
+    u->seq = seq;
+    unexpected_append(&unexpected, u);
+    toympi_ev_unexpected_insert(u, unexpected.length);
+    *ux = u;
+    return NULL;
+}
+
+toympi_unexpected_t *toympi_match_post(toympi_request_t *r)
+{
+    toympi_ev_search_unexpected_begin(r, unexpected.length);
+    toympi_unexpected_t *u = unexpected_match(&unexpected, r->context_id, r->src, r->tag, 1);
+    toympi_ev_search_unexpected_end(r, unexpected.length, u);
+    if (!u) {
+        posted_append(&posted, r);
+        toympi_ev_posted_insert(r, posted.length);
+        return NULL;
+    }
+    toympi_ev_unexpected_remove(u, unexpected.length);
+    return u;
+}
+
+int toympi_match_cancel(toympi_request_t *r)
+{
+    if (!posted_remove(&posted, r))
+        return 0;
+    toympi_ev_posted_remove(r, posted.length);
+    return 1;
+}
+
+const toympi_unexpected_t *toympi_match_probe(uint32_t ctx, int src, int tag)
+{
+    return unexpected_match(&unexpected, ctx, src, tag, 0);
+}
+
+void toympi_unexpected_free(toympi_unexpected_t *u)
+{
+    free(u->payload);
+    free(u);
+}
+
+size_t toympi_match_posted_length(void) { return posted.length; }
+size_t toympi_match_unexpected_length(void) { return unexpected.length; }
+
+void toympi_match_finalize(void)
+{
+    /* messages nobody received: drop them (an eager one whose payload was still
+     * arriving is not freed: its buffer was the transport's receive destination) */
+    toympi_unexpected_t *u;
+    while ((u = unexpected.head) != NULL) {
+        unexpected.head = u->next;
+        if (u->payload_ready || u->kind == TOYMPI_UX_RTS)
+            toympi_unexpected_free(u);
+    }
+    unexpected.tail = NULL;
+    unexpected.length = 0;
+    posted.head = posted.tail = NULL;
+    posted.length = 0;
 }

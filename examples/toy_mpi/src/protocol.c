@@ -1,19 +1,16 @@
 /* protocol.c -- eager / rendezvous protocol (see protocol.h) */
 #include "protocol.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "events.h"
 #include "matching.h"
 #include "transport.h"
 
-static toympi_posted_queue_t posted;
-static toympi_unexpected_queue_t unexpected;
-static uint64_t arrivals; /* envelopes that arrived: their seq numbers (MPI_T events) */
-
-/* Every toympi_ev_* call in this file is a matching-engine event: engine source, raised
- * at MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, always buffered (events.h). */
+/* Matching (the queues, the search, their events) is matching.c's; this file is what
+ * happens around it. Every toympi_ev_* call here is a protocol-step event of the engine
+ * source (transfer, rendezvous), raised at MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE inside a
+ * frame handler or right after a match, always buffered (events.h). */
 
 static uint64_t req_id(const toympi_request_t *r) { return (uint64_t)(uintptr_t)r; }
 static toympi_request_t *req_from_id(uint64_t id) { return (toympi_request_t *)(uintptr_t)id; }
@@ -110,8 +107,7 @@ static void unexpected_payload_done(toympi_conn_t *conn, void *arg)
     toympi_request_t *r = u->claimed;
     if (r) { /* a receive matched it while the payload was in flight */
         memcpy(r->buf, u->payload, (size_t)r->status.toympi_count);
-        free(u->payload);
-        free(u);
+        toympi_unexpected_free(u);
         toympi_ev_transfer_end(r, 0, 0);
         toympi_request_complete(r);
     }
@@ -121,13 +117,11 @@ static void on_envelope(toympi_conn_t *conn, const toympi_wire_hdr_t *h)
 {
     int eager = h->type == TOYMPI_PKT_EAGER;
     size_t bytes = (size_t)h->bytes;
-    uint64_t seq = ++arrivals;
-    toympi_ev_message_arrived(h->context_id, h->src, h->tag, bytes, !eager, seq);
-    toympi_ev_search_posted_begin(h->context_id, h->src, h->tag, posted.length, seq);
-    toympi_request_t *r = toympi_posted_match(&posted, h->context_id, h->src, h->tag);
-    toympi_ev_search_posted_end(h->context_id, h->src, h->tag, posted.length, seq, r);
+    toympi_unexpected_t *u;
+    toympi_request_t *r =
+        toympi_match_arrival(h->context_id, h->src, h->tag, bytes,
+                             eager ? TOYMPI_UX_EAGER : TOYMPI_UX_RTS, conn->peer, h->sreq, &u);
     if (r) {
-        toympi_ev_posted_remove(r, posted.length);
         set_recv_status(r, h->src, h->tag, bytes);
         if (!eager) {
             r->sync = 1; /* remember: this receive goes through rendezvous */
@@ -141,17 +135,7 @@ static void on_envelope(toympi_conn_t *conn, const toympi_wire_hdr_t *h)
             toympi_transport_expect_payload(conn, r->buf, r->bytes, bytes, recv_done, r);
         return;
     }
-    toympi_unexpected_t *u = toympi_calloc(1, sizeof *u);
-    u->kind = eager ? TOYMPI_UX_EAGER : TOYMPI_UX_RTS;
-    u->context_id = h->context_id;
-    u->src = h->src;
-    u->tag = h->tag;
-    u->peer_world = conn->peer;
-    u->bytes = bytes;
-    u->sreq_id = h->sreq;
-    u->seq = seq;
-    toympi_unexpected_append(&unexpected, u);
-    toympi_ev_unexpected_insert(u, unexpected.length);
+    /* unexpected: an eager payload is buffered in u until a receive claims it */
     if (eager) {
         if (bytes == 0) {
             u->payload_ready = 1;
@@ -193,21 +177,14 @@ void toympi_proto_on_header(toympi_conn_t *conn, const toympi_wire_hdr_t *h)
 
 void toympi_proto_start_recv(toympi_request_t *r)
 {
-    toympi_ev_search_unexpected_begin(r, unexpected.length);
-    toympi_unexpected_t *u =
-        toympi_unexpected_match(&unexpected, r->context_id, r->src, r->tag, 1);
-    toympi_ev_search_unexpected_end(r, unexpected.length, u);
-    if (!u) {
-        toympi_posted_append(&posted, r);
-        toympi_ev_posted_insert(r, posted.length);
-        return;
-    }
-    toympi_ev_unexpected_remove(u, unexpected.length);
+    toympi_unexpected_t *u = toympi_match_post(r);
+    if (!u)
+        return; /* posted: on_envelope finishes the job */
     set_recv_status(r, u->src, u->tag, u->bytes);
     if (u->kind == TOYMPI_UX_RTS) {
         r->sync = 1;
         send_cts(u->peer_world, u->sreq_id, r);
-        free(u);
+        toympi_unexpected_free(u);
         return;
     }
     if (!u->payload_ready) {
@@ -218,17 +195,15 @@ void toympi_proto_start_recv(toympi_request_t *r)
     toympi_ev_transfer_begin(r, 0, 0);
     if (r->status.toympi_count)
         memcpy(r->buf, u->payload, (size_t)r->status.toympi_count);
-    free(u->payload);
-    free(u);
+    toympi_unexpected_free(u);
     toympi_ev_transfer_end(r, 0, 0);
     toympi_request_complete(r);
 }
 
 int toympi_proto_cancel_recv(toympi_request_t *r)
 {
-    if (!toympi_posted_remove(&posted, r))
+    if (!toympi_match_cancel(r))
         return 0;
-    toympi_ev_posted_remove(r, posted.length);
     r->status.toympi_cancelled = 1;
     r->status.MPI_SOURCE = MPI_ANY_SOURCE;
     r->status.MPI_TAG = MPI_ANY_TAG;
@@ -240,7 +215,7 @@ int toympi_proto_cancel_recv(toympi_request_t *r)
 
 int toympi_proto_probe(uint32_t ctx, int src, int tag, MPI_Status *st)
 {
-    toympi_unexpected_t *u = toympi_unexpected_match(&unexpected, ctx, src, tag, 0);
+    const toympi_unexpected_t *u = toympi_match_probe(ctx, src, tag);
     if (!u)
         return 0;
     st->MPI_SOURCE = u->src;
@@ -249,21 +224,4 @@ int toympi_proto_probe(uint32_t ctx, int src, int tag, MPI_Status *st)
     st->toympi_cancelled = 0;
     st->toympi_count = (MPI_Count)u->bytes;
     return 1;
-}
-
-void toympi_proto_finalize(void)
-{
-    /* messages nobody received: drop them */
-    toympi_unexpected_t *u;
-    while ((u = unexpected.head) != NULL) {
-        unexpected.head = u->next;
-        if (u->payload_ready || u->kind == TOYMPI_UX_RTS) {
-            free(u->payload);
-            free(u);
-        }
-    }
-    unexpected.tail = NULL;
-    unexpected.length = 0;
-    posted.head = posted.tail = NULL;
-    posted.length = 0;
 }

@@ -1,4 +1,7 @@
-/* protocol.h -- eager and rendezvous point-to-point protocol.
+/* protocol.h -- eager and rendezvous point-to-point protocol: what each
+ * frame means. Matching an envelope or a new receive is matching.c's
+ * (toympi_match_arrival, toympi_match_post); this file does the protocol
+ * steps around it.
  *
  * Eager (bytes <= toympi_g.eager_limit, not synchronous): the sender copies
  * the payload into an EAGER frame and its request completes at once. The
@@ -21,6 +24,5 @@ void toympi_proto_start_recv(toympi_request_t *r) TOYMPI_HIDDEN;
 int toympi_proto_cancel_recv(toympi_request_t *r) TOYMPI_HIDDEN;
 /* non-destructive search of the unexpected queue; fills st if found */
 int toympi_proto_probe(uint32_t ctx, int src, int tag, MPI_Status *st) TOYMPI_HIDDEN;
-void toympi_proto_finalize(void) TOYMPI_HIDDEN;
 
 #endif
