@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "events.h"
+#include "progress.h"
 
 enum {
     TAG_BARRIER = 1,
@@ -147,7 +148,8 @@ static int check_op(const char *fn, MPI_Comm comm, MPI_Op op, MPI_Datatype dt)
 
 static int finish(const char *fn, MPI_Comm comm, const toympi_comm_t *c, int rc)
 {
-    toympi_events_api_exit(); /* the collective's engine events before its end */
+    /* API exit: the collective's engine events are delivered before its coll_end */
+    toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
     toympi_ev_coll_end(c, fn);
     if (rc)
         return toympi_err(comm, rc, fn, "collective failed (mismatched arguments?)");

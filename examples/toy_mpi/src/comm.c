@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "events.h"
+#include "progress.h"
 
 #define CTX_PAIRS (TOYMPI_MAX_CONTEXTS / 2)
 #define CTX_WORDS (CTX_PAIRS / 64)
@@ -177,7 +178,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     memcpy(n->world_ranks, c->world_ranks, (size_t)c->size * sizeof(int));
     n->errhandler = c->errhandler;
     toympi_errhandler_ref(n->errhandler);
-    toympi_events_api_exit();
+    toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
     toympi_ev_comm_create(n, MPITEV_CB_REQUIRE_NONE); /* complete; nothing held */
     *newcomm = toympi_comm_handle(n);
     return MPI_SUCCESS;
@@ -236,7 +237,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     toympi_errhandler_ref(nc->errhandler);
     free(e);
     free(all);
-    toympi_events_api_exit();
+    toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
     toympi_ev_comm_create(nc, MPITEV_CB_REQUIRE_NONE); /* complete; nothing held */
     *newcomm = toympi_comm_handle(nc);
     return MPI_SUCCESS;

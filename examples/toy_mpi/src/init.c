@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "events.h"
-#include "progress.h"
 #include "matching.h"
+#include "progress.h"
 #include "transport.h"
 
 #define TOYMPI_DEFAULT_EAGER_LIMIT 8192
@@ -150,8 +150,9 @@ int PMPI_Finalize(void)
 {
     TOYMPI_CHECK_INIT("MPI_Finalize");
     /* Deliver what the engine buffered while MPI is still fully usable: the application
-     * has stopped calling MPI and nothing internal is held, so tool code may call MPI. */
-    toympi_events_drain(MPITEV_CB_REQUIRE_NONE);
+     * has stopped calling MPI and nothing internal is held, so tool code may call MPI
+     * (not finalizing yet: toympi_progress_poll delivers at MPITEV_CB_REQUIRE_NONE). */
+    toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
     /* From here on, a peer closing its connection is expected. */
     toympi_g.finalizing = 1;
     toympi_barrier_impl(toympi_comm_get(MPI_COMM_WORLD));
@@ -160,8 +161,9 @@ int PMPI_Finalize(void)
     toympi_comm_finalize();
     toympi_request_finalize();
     toympi_g.finalized = 1;
-    /* The final barrier's engine events: MPI is gone, so tool code may not call it. */
-    toympi_events_drain(MPITEV_CB_REQUIRE_MPI_RESTRICTED);
+    /* The final barrier's engine events: MPI is gone, so tool code may not call it
+     * (finalizing: MPITEV_CB_REQUIRE_MPI_RESTRICTED; no I/O, the transport is closed). */
+    toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
     if (events_ref) { /* the last reference (no tool holds MPI_T) finalizes mpitev */
         events_ref = 0;
         toympi_events_finalize();

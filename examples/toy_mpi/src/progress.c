@@ -1,4 +1,4 @@
-/* progress.c -- the progress engine (see progress.h) */
+/* progress.c -- the progress engine and the delivery of engine events (see progress.h) */
 #include "progress.h"
 
 #include "events.h"
@@ -6,21 +6,29 @@
 
 #define TOYMPI_PROGRESS_POLL_MS 100
 
-int toympi_progress(int blocking)
+int toympi_progress_poll(toympi_progress_level_t level)
 {
-    int n = toympi_transport_poll(blocking ? TOYMPI_PROGRESS_POLL_MS : 0);
-    /* keep draining while there is work, so one call makes real progress */
-    int k;
-    while (n < 1000 && (k = toympi_transport_poll(0)) > 0)
-        n += k;
-    /* Deliver the engine's buffered MPI_T events. Here, after the transport returned,
-     * no frame is half-read, every queue is consistent and nothing internal is held;
-     * every caller of toympi_progress re-checks its own condition after it returns and
-     * keeps no pointer a nested MPI call could invalidate. So tool code may run at
-     * MPITEV_CB_REQUIRE_NONE and call MPI: that re-enters toympi_progress, whose nested
-     * drain returns at once (one drainer per source); the outer drain then delivers
-     * what the nested call raised, in order. Inside MPI_Finalize (its barrier) MPI is
-     * no longer usable: MPI_RESTRICTED. */
+    int n = 0;
+    if (level != TOYMPI_PROGRESS_EXIT) {
+        n = toympi_transport_poll(level == TOYMPI_PROGRESS_WAIT ? TOYMPI_PROGRESS_POLL_MS : 0);
+        /* keep draining while there is work, so one call makes real progress */
+        int k;
+        while (n < 1000 && (k = toympi_transport_poll(0)) > 0)
+            n += k;
+    }
+    /* Deliver the engine's buffered MPI_T events (and the API source's, for registrations
+     * that asked for buffering). This is the only call of toympi_events_drain, so the
+     * callback safety level is decided here, for every caller alike:
+     * - MPITEV_CB_REQUIRE_NONE normally. At every level the transport has returned (or
+     *   was not entered): no frame is half-read, every queue is consistent and nothing
+     *   internal is held; every caller re-checks its own condition after we return and
+     *   keeps no pointer a nested MPI call could invalidate. So tool code may call MPI:
+     *   that re-enters toympi_progress_poll, whose nested drain returns at once (one
+     *   drainer per source); the outer drain then delivers what the nested call raised,
+     *   in order.
+     * - MPITEV_CB_REQUIRE_MPI_RESTRICTED once MPI_Finalize has started its shutdown
+     *   (toympi_g.finalizing: its barrier, then the drain after the teardown): MPI is no
+     *   longer usable. MPI_Finalize's first call, before that, is still at NONE. */
     toympi_events_drain(toympi_g.finalizing ? MPITEV_CB_REQUIRE_MPI_RESTRICTED
                                             : MPITEV_CB_REQUIRE_NONE);
     return n;

@@ -125,7 +125,7 @@ static int do_send(const char *fn, const void *buf, int count, MPI_Datatype data
     toympi_request_t *r = toympi_isend(c, c->context_id, buf, bytes, dest, tag, sync);
     toympi_request_wait(r);
     toympi_request_release(r);
-    toympi_events_api_exit();
+    toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
     return MPI_SUCCESS;
 }
 
@@ -157,7 +157,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     if (status != MPI_STATUS_IGNORE)
         *status = r->status;
     toympi_request_release(r);
-    toympi_events_api_exit();
+    toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
     if (err)
         return toympi_err(comm, err, "MPI_Recv", "message of %lld+ bytes from rank %d, tag %d",
                           (long long)bytes, status != MPI_STATUS_IGNORE ? status->MPI_SOURCE : -1,
@@ -180,7 +180,7 @@ static int do_isend(const char *fn, const void *buf, int count, MPI_Datatype dat
     toympi_request_t *r = toympi_isend(c, c->context_id, buf, bytes, dest, tag, sync);
     if (toympi_request_publish(r, request) != MPI_SUCCESS)
         toympi_fatal("out of request handles");
-    toympi_events_api_exit();
+    toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
     return MPI_SUCCESS;
 }
 
@@ -212,7 +212,7 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     toympi_request_t *r = toympi_irecv(c, c->context_id, buf, bytes, source, tag);
     if (toympi_request_publish(r, request) != MPI_SUCCESS)
         toympi_fatal("out of request handles");
-    toympi_events_api_exit();
+    toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
     return MPI_SUCCESS;
 }
 TOYMPI_WEAK(Irecv)
@@ -241,7 +241,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
         *status = rr->status;
     toympi_request_release(sr);
     toympi_request_release(rr);
-    toympi_events_api_exit();
+    toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
     if (err)
         return toympi_err(comm, err, "MPI_Sendrecv", "receive failed");
     return MPI_SUCCESS;
@@ -270,7 +270,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
         st.MPI_SOURCE = MPI_PROC_NULL;
         *flag = 1;
     } else {
-        toympi_progress(0);
+        toympi_progress_poll(TOYMPI_PROGRESS_TEST);
         *flag = toympi_proto_probe(c->context_id, source, tag, &st);
     }
     if (*flag && status != MPI_STATUS_IGNORE)
@@ -292,7 +292,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
         st.MPI_SOURCE = MPI_PROC_NULL;
     } else {
         while (!toympi_proto_probe(c->context_id, source, tag, &st))
-            toympi_progress(1);
+            toympi_progress_poll(TOYMPI_PROGRESS_WAIT);
     }
     if (status != MPI_STATUS_IGNORE)
         *status = st;

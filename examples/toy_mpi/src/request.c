@@ -92,7 +92,7 @@ void toympi_request_complete(toympi_request_t *r)
 void toympi_request_wait(toympi_request_t *r)
 {
     while (!r->complete)
-        toympi_progress(1);
+        toympi_progress_poll(TOYMPI_PROGRESS_WAIT);
 }
 
 void toympi_request_finalize(void)
@@ -153,7 +153,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     }
     LOOKUP("MPI_Test", *request, r)
     if (!r->complete)
-        toympi_progress(0);
+        toympi_progress_poll(TOYMPI_PROGRESS_TEST);
     *flag = r->complete;
     if (!r->complete)
         return MPI_SUCCESS;
@@ -224,7 +224,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
         return rc;
     if (!flag)
         return toympi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Testall", "flag is NULL");
-    toympi_progress(0);
+    toympi_progress_poll(TOYMPI_PROGRESS_TEST);
     *flag = 1;
     for (int i = 0; i < count; i++)
         if (array_of_requests[i] != MPI_REQUEST_NULL &&
@@ -266,7 +266,7 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Sta
                 toympi_status_set_empty(status);
             return MPI_SUCCESS;
         }
-        toympi_progress(1);
+        toympi_progress_poll(TOYMPI_PROGRESS_WAIT);
     }
 }
 TOYMPI_WEAK(Waitany)
@@ -282,7 +282,8 @@ int PMPI_Cancel(MPI_Request *request)
         cancelled = toympi_proto_cancel_recv(r);
     /* sends are never cancelled (allowed: the cancel "fails" and the send
      * completes normally; MPI_Test_cancelled reports false) */
-    toympi_events_api_exit(); /* the engine's posted_remove first */
+    /* API exit: the engine's posted_remove is delivered before the cancel event */
+    toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
     toympi_ev_cancel(r, cancelled, MPITEV_CB_REQUIRE_NONE); /* API exit, nothing held */
     return MPI_SUCCESS;
 }
