@@ -9,12 +9,13 @@
  *   op.c         reduction operators
  *   info.c       MPI_Info objects
  *   request.c    request objects, Wait/Test family, Cancel, Get_count
- *   matching.c   posted-receive and unexpected-message queues (pure data
- *                structures, no I/O; unit tested with cmocka)
+ *   matching.c   matching: posted-receive and unexpected-message queues,
+ *                the matching decisions and the matching-engine events (no
+ *                I/O; unit tested with cmocka)
  *   transport.c  Unix-domain socket connections, framing, send queues
  *   protocol.c   eager and rendezvous (RTS/CTS/DATA) protocol handlers
- *   progress.c   the progress engine (poll loop) driven by every
- *                blocking/testing call
+ *   progress.c   the progress engine (poll loop) and the one place that
+ *                delivers engine events, at progress and at API exit
  *   pt2pt.c      MPI_Send/Recv/Isend/Irecv/Probe/... entry points
  *   coll.c       collectives on top of internal point-to-point
  *   mpit.c       MPI_T: init/finalize, the mpitev adapter (events, sources),
