@@ -305,8 +305,10 @@ static void raise_buffered_then_drained(void **state) {
     assert_int_equal(nlog, 6);
     for (int i = 0; i < 3; i++) {
         assert_int_equal(log_[2 * i].source, sindex(&ord));
-        assert_mixed_equal(mixed_at(2 * i), (struct tev_mixed_payload){ (uint8_t)i, i * 0.5, (int16_t)-i, (uintptr_t)i, (int8_t)i });
-        assert_mixed_equal(mixed_at(2 * i + 1), (struct tev_mixed_payload){ (uint8_t)(10 + i), 1.0 + i, (int16_t)(100 * i), 7, -1 });
+        assert_mixed_equal(mixed_at(2 * i),
+                           (struct tev_mixed_payload){ (uint8_t)i, i * 0.5, (int16_t)-i, (uintptr_t)i, (int8_t)i });
+        assert_mixed_equal(mixed_at(2 * i + 1),
+                           (struct tev_mixed_payload){ (uint8_t)(10 + i), 1.0 + i, (int16_t)(100 * i), 7, -1 });
     }
     assert_int_equal(drain(&unord), 2);
     assert_int_equal(nlog, 8);
