@@ -34,6 +34,9 @@
  *                              raise site in its cold branch. 0: every enabled raise calls
  *                              the out-of-line mpitev__raise (smaller code, ~30 more
  *                              instructions per buffered raise).
+ *   MPITEV_EVENT_EXTERN        [all TUs, same value]  Storage class / visibility of the
+ *                              NAME_type and NAME_declare that MPITEV_EVENT_TYPE declares
+ *                              (extern plus attributes). Default: as MPITEV_API.
  *
  * Runtime-replaceable: the allocator (mpitev_set_allocator) and each source's clock.
  * ==================================================================================
@@ -60,6 +63,18 @@
  *   ...
  *   MPITEV_RAISE(&ev_msg_arrived, &src_main, comm_key, MPITEV_CB_REQUIRE_THREAD_SAFE,
  *                &(struct msg_arrived){ comm->id, src, tag, size });
+ *
+ * Or spell the event once and let the macros (detail/event.inc) generate the struct,
+ * the element list, the element-name enum, the type object and a typed raise helper:
+ *
+ *   #define MSG_ARRIVED_FIELDS(X)                                                   \
+ *       X(int32_t, comm, MPITEV_INT32) X(int32_t, src, MPITEV_INT32)                \
+ *       X(int32_t, tag, MPITEV_INT32) X(int64_t, size, MPITEV_INT64)
+ *   MPITEV_EVENT_TYPE(msg_arrived, MSG_ARRIVED_FIELDS)   // in a header (no semicolon)
+ *   MPITEV_EVENT_DEFINE(msg_arrived)                     // in one .c file
+ *   msg_arrived_declare((mpitev_type_desc){ .desc = "...", ... });  // after mpitev_init
+ *   MPITEV_RAISE_EVENT(msg_arrived, &src_main, comm_key, MPITEV_CB_REQUIRE_THREAD_SAFE,
+ *                      comm->id, src, tag, size);
  */
 #ifndef MPITEV_MPITEV_H
 #define MPITEV_MPITEV_H
@@ -76,6 +91,7 @@
 #include "detail/objects.inc"
 #include "detail/api.inc"
 #include "detail/raise.inc"
+#include "detail/event.inc"
 #undef MPITEV__INSIDE
 
 #endif /* MPITEV_MPITEV_H */
