@@ -199,9 +199,9 @@ static void declared_type_matches_the_list(void **state) {
     }
     /* White box: payload_size is not in the info view (it selects the in-place path). */
     assert_int_equal(tev_msg_type.mpitev__desc.payload_size, sizeof(struct tev_msg_payload));
-    /* The element-name enum: "NAME", item i = element i's name, value i. */
+    /* The element-name enum: "NAME_elements", item i = element i's name, value i. */
     assert_non_null(info.enumtype);
-    assert_string_equal(info.enumtype->name, "tev_msg");
+    assert_string_equal(info.enumtype->name, "tev_msg_elements");
     assert_int_equal(info.enumtype->num_items, 3);
     for (int i = 0; i < 3; i++) {
         assert_string_equal(info.enumtype->items[i].name, want[i].name);
