@@ -11,6 +11,8 @@
  *   phase 3: rank 0 posts M receives from rank 1 (tags 0..M-1), then lets rank 1 send
  *            tags M-1 down to 0: each arriving message finds its receive at the end of
  *            the posted queue: posted searches of lengths M, ..., 1, and depth M.
+ *   The others wait for rank 0's "done" before MPI_Comm_free / MPI_Barrier, so no
+ *   collective message enters rank 0's queues (searches cover all communicators) early.
  * Rank 0 on C, for the queue profiler: unexpected: (n-1)*K inserts, max depth (n-1)*K,
  * (n-1)*K + M searches ((n-1)*K hits, lengths summing to (n-1)K((n-1)K+1)/2, the M misses
  * examine an empty queue); posted: M inserts, max depth M, (n-1)*K + M searches (M hits,
@@ -66,6 +68,8 @@ int main(int argc, char **argv)
             for (int t = 0; t < M; t++)
                 bad |= check(buf[t] == 1000 + t, "phase 3 value");
         }
+        for (int s = 1; s < size; s++) /* only now may the others go on to collectives */
+            MPI_Send(&go, 1, MPI_INT, s, 102, c);
     } else {
         MPI_Recv(&go, 1, MPI_INT, 0, 100, c, MPI_STATUS_IGNORE);
         for (int t = 0; t < K; t++) {
@@ -79,6 +83,8 @@ int main(int argc, char **argv)
                 MPI_Send(&v, 1, MPI_INT, 0, t, c);
             }
         }
+        /* no collective traffic may reach rank 0's queues before it is done */
+        MPI_Recv(&go, 1, MPI_INT, 0, 102, c, MPI_STATUS_IGNORE);
     }
     MPI_Comm_free(&c);
     if (argc > 1 && strcmp(argv[1], "flood") == 0 && size > 1) {
