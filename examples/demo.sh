@@ -3,10 +3,12 @@
 # with the standard-API logger tool attached (LD_PRELOAD): every rank prints the MPI_T
 # events toy_mpi raised for it (matching queues, eager and rendezvous protocols,
 # transfers, the final MPI_Allreduce), with element names taken from each event's enum.
+# Then the same ring under the queue profiler (plots in build/demo-out/qprof) and the OTF2
+# tracer (trace in build/demo-out/otf2/traces.otf2).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-sh cmake/prereqs.sh gcc libc6-dev make cmake pkg-config
+sh cmake/prereqs.sh gcc libc6-dev make cmake pkg-config gnuplot-nox libopen-trace-format2-dev otf2-tools
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPITEV_BUILD_TESTS=OFF -DMPITEV_BUILD_BENCH=OFF >/dev/null
 cmake --build build -j2 >/dev/null
 ./build/examples/hello/mpitev_hello
@@ -14,3 +16,13 @@ echo
 echo "== toy_mpi ring on 4 ranks, logged by libmpitev_logger.so (MPI_T events through mpitev) =="
 LD_PRELOAD="$root/build/examples/tools/lib/libmpitev_logger.so" \
     build/examples/toy_mpi/bin/mpiexec -n 4 --timeout 60 build/examples/toy_mpi/bin/ring
+echo
+echo "== the same ring under libmpitev_qprof.so (message-queue profiler) and libmpitev_otf2.so (OTF2 tracer) =="
+rm -rf build/demo-out && mkdir -p build/demo-out
+MPITEV_QPROF_DIR="$root/build/demo-out/qprof" LD_PRELOAD="$root/build/examples/tools/lib/libmpitev_qprof.so" \
+    build/examples/toy_mpi/bin/mpiexec -n 4 --timeout 60 build/examples/toy_mpi/bin/ring
+if [ -f build/examples/tools/lib/libmpitev_otf2.so ]; then
+  MPITEV_OTF2_DIR="$root/build/demo-out/otf2" LD_PRELOAD="$root/build/examples/tools/lib/libmpitev_otf2.so" \
+      build/examples/toy_mpi/bin/mpiexec -n 4 --timeout 60 build/examples/toy_mpi/bin/ring
+fi
+echo "queue plots: build/demo-out/qprof/depth.png, build/demo-out/qprof/search_length.png; OTF2 trace: build/demo-out/otf2/traces.otf2"

@@ -1,0 +1,142 @@
+/* tc.h -- the part every example tool shares ("tool core"), standard MPI_T API only.
+ *
+ * A tool is a shared library attached to an unmodified MPI program (LD_PRELOAD, or linked
+ * before the MPI library). tc_core.c owns the PMPI wrappers (MPI_Init, MPI_Init_thread,
+ * MPI_Finalize, MPI_Comm_dup, MPI_Comm_split, MPI_Comm_free) and everything a tool needs
+ * around them:
+ *
+ *   - the event types and sources as MPI_T describes them (names, elements named by the
+ *     type's enum, datatypes, displacements, sources' clocks);
+ *   - registrations: for every type the tool selects, one handle per communicator
+ *     (MPI_COMM_WORLD, MPI_COMM_SELF and each communicator created later; freed when the
+ *     communicator is freed) or one handle for unbound types;
+ *   - recording: the event callback is registered at MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE
+ *     and only copies the instance into the calling thread's preallocated ring; at the
+ *     MPI_T_CB_REQUIRE_MPI_RESTRICTED and _NONE levels it then "folds": takes every
+ *     thread's recorded instances in timestamp order and hands them to the tool's
+ *     process() function. Dropped-handler calls are recorded the same way.
+ *
+ * The tool defines `const struct tc_tool tc_tool` with its hooks. */
+#ifndef MPITEV_TOOLS_TC_H
+#define MPITEV_TOOLS_TC_H
+
+#include <mpi.h>
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TC_NAME 96        /* event type / source name buffer */
+#define TC_MAX_ELEMS 16   /* elements decoded per type */
+#define TC_ELEM_NAME 32
+#define TC_DATA 64        /* payload bytes kept per record (larger payloads: not copied) */
+#define TC_MAX_THREADS 16 /* threads that get a ring; more are counted as not kept */
+
+struct tc_type {
+    int index; /* MPI_T event index */
+    char name[TC_NAME];
+    int verbosity, bind, num_elements;
+    int extent; /* bytes of the payload (last displacement + its size) */
+    MPI_Datatype types[TC_MAX_ELEMS];
+    MPI_Aint displs[TC_MAX_ELEMS];
+    int sizes[TC_MAX_ELEMS]; /* bytes of each element (MPI_CHAR: up to the next one) */
+    char elem_names[TC_MAX_ELEMS][TC_ELEM_NAME];
+    int selected; /* the tool registers for it */
+    _Atomic long delivered, dropped;
+};
+
+struct tc_source {
+    char name[TC_NAME];
+    MPI_T_source_order ordering;
+    MPI_Count ticks_per_second, max_ticks;
+    MPI_Count t0; /* the source's timestamp when the tool attached */
+};
+
+/* A communicator the tool follows. */
+struct tc_comm {
+    MPI_Comm comm;
+    int id;         /* 0 MPI_COMM_WORLD, 1 MPI_COMM_SELF, then 2, 3, ... in creation order */
+    char label[32]; /* "MPI_COMM_WORLD", "MPI_COMM_SELF", "comm#2", ... */
+    int rank, size;
+    int active; /* 0 once freed */
+};
+
+enum { TC_REC_EVENT = 0, TC_REC_DROPPED = 1 };
+
+/* One recorded callback. */
+struct tc_record {
+    int32_t kind;   /* TC_REC_* */
+    int32_t type;   /* index into tc_types() */
+    int32_t source; /* MPI_T source index (-1 if unknown) */
+    int32_t comm;   /* tc_comm id; -1 for unbound types */
+    MPI_Count timestamp;
+    int64_t count;     /* TC_REC_DROPPED: instances lost */
+    uint64_t order;    /* recording order on its thread (tie-breaker) */
+    int32_t safety;    /* cb_safety the callback received */
+    int32_t has_data;  /* data holds the payload */
+    unsigned char data[TC_DATA];
+};
+
+struct tc_tool {
+    const char *name;
+    /* Read the environment. Return 0 if fine; otherwise the tool prints its help text and
+     * stays detached (the program runs as without it). Called once per process. */
+    int (*configure)(void);
+    /* Whether to register for this type (called after configure). */
+    int (*select)(const struct tc_type *t);
+    /* After the registrations on MPI_COMM_WORLD / MPI_COMM_SELF exist. May be NULL. */
+    void (*start)(int rank, int size);
+    /* A recorded instance or drop, in timestamp order per fold. */
+    void (*process)(const struct tc_record *r);
+    /* A new communicator is followed (also world and self). May be NULL. */
+    void (*comm_added)(const struct tc_comm *c);
+    /* At MPI_Finalize, after every registration is freed and everything recorded was
+     * processed; MPI (PMPI_*) is still usable. */
+    void (*finish)(int rank, int size);
+};
+extern const struct tc_tool tc_tool;
+
+/* ---- tables (valid between attach and finish) */
+int tc_num_types(void);
+struct tc_type *tc_types(void);
+int tc_num_sources(void);
+const struct tc_source *tc_sources(void);
+int tc_num_comms(void);
+const struct tc_comm *tc_comm(int id);
+int tc_rank(void);
+long tc_not_kept(void); /* records lost because a ring was full or no ring was free */
+
+/* Seconds since the tool attached, on the source's clock. */
+double tc_seconds(int source, MPI_Count ts);
+
+/* ---- payload decoding (tc_format.c) */
+int tc_elem_find(const struct tc_type *t, const char *name); /* -1 if absent */
+int tc_elem_is_int(const struct tc_type *t, int i);
+int tc_elem_is_float(const struct tc_type *t, int i);
+int tc_elem_is_text(const struct tc_type *t, int i);
+int tc_elem_is_unsigned(const struct tc_type *t, int i);
+/* Integer value of element i (0 if not an integer element or no data). */
+int64_t tc_elem_int(const struct tc_type *t, const struct tc_record *r, int i);
+double tc_elem_double(const struct tc_type *t, const struct tc_record *r, int i);
+/* Writes element i as text ("12", "3.5", "\"MPI_Bcast\""); returns chars written. */
+int tc_elem_format(const struct tc_type *t, const struct tc_record *r, int i, char *buf, size_t len);
+
+/* ---- configuration helpers (tc_format.c) */
+/* A list of names or glob patterns separated by comma, colon, semicolon or spaces.
+ * tc_patterns_match: 1 if the list is empty (NULL) or a pattern matches. */
+struct tc_patterns {
+    int n;
+    char **pat;
+};
+int tc_patterns_parse(const char *text, struct tc_patterns *out);
+int tc_patterns_match(const struct tc_patterns *p, const char *name);
+/* Verbosity: a name (user_basic ... mpidev_all) or 1..9; returns 1..9, 0 if malformed.
+ * tc_verbosity_level maps an MPI_T_VERBOSITY_* value to 1..9. */
+int tc_verbosity_parse(const char *text);
+int tc_verbosity_level(int mpi_verbosity);
+/* Positive integer from the environment: dflt if unset, -1 if malformed. */
+long tc_env_long(const char *name, long dflt);
+/* Expands %r in a path pattern to the rank (appends ".<rank>" if there is none). */
+void tc_path_for_rank(const char *pattern, int rank, char *out, size_t len);
+
+#endif

@@ -1,0 +1,16 @@
+/* otf2_coll.h -- OTF2's collective callbacks over MPI, for the tracer (otf2_coll.c). */
+#ifndef MPITEV_TOOLS_OTF2_COLL_H
+#define MPITEV_TOOLS_OTF2_COLL_H
+
+#include <mpi.h>
+#include <otf2/otf2.h>
+
+/* OTF2 leaves this type to the user. */
+struct OTF2_CollectiveContext {
+    MPI_Comm comm;
+    int rank, size;
+};
+
+extern const OTF2_CollectiveCallbacks otf2_coll_callbacks;
+
+#endif
