@@ -58,7 +58,7 @@ static int setup(void **state) {
     (void)state;
     memset(&tk, 0, sizeof tk);
     tk.fail_after = -1;
-    if (mpitev_initialized()) return -1;
+    if (is_initialized()) return -1;
     return mpitev_set_allocator(&talloc) == MPITEV_SUCCESS ? 0 : -1;
 }
 static int teardown(void **state) {
@@ -71,16 +71,13 @@ static mpitev_type ev, ev2;
 static mpitev_source src;
 static struct pair cur;
 static int ncb;
-static void cb(const mpitev_instance *i, mpitev_reg r, int s, void *u, mpitev_fnptr e) {
-    (void)i; (void)r; (void)s; (void)u; (void)e;
-    ncb++;
+static void cb(const mpitev_instance *i, mpitev_reg r, int s, void *u) {
+    (void)i; (void)r; (void)s; (void)u; ncb++;
 }
-static void dropped(mpitev_count_t c, mpitev_reg r, int si, int s, void *u, mpitev_fnptr e) {
-    (void)c; (void)r; (void)si; (void)s; (void)u; (void)e;
-}
-static void self_free_cb(const mpitev_instance *i, mpitev_reg r, int s, void *u, mpitev_fnptr e) {
-    (void)i; (void)s; (void)u; (void)e;
-    mpitev_reg_free(r, NULL, NULL, NULL);
+static void dropped(mpitev_count_t c, mpitev_reg r, int si, int s, void *u) {
+    (void)c; (void)r; (void)si; (void)s; (void)u; }
+static void self_free_cb(const mpitev_instance *i, mpitev_reg r, int s, void *u) {
+    (void)i; (void)s; (void)u; mpitev_reg_free(r, NULL, NULL);
 }
 
 /* A workload touching every allocating path; tolerates NO_MEM anywhere. Returns the
@@ -102,26 +99,26 @@ static int workload(void) {
     td2.payload_size = 0;
     TRY(mpitev_type_declare(&ev, &td));
     TRY(mpitev_type_declare(&ev2, &td2));
-    if (mpitev_type_index(&ev) < 0 || mpitev_source_index(&src) < 0) return nomem;
+    if (tindex(&ev) < 0 || sindex(&src) < 0) return nomem;
     mpitev_kv kv[] = { { "alpha", "1" }, { "beta", "2" }, { "gamma", "3" }, { "delta", "4" }, { "eps", "5" } };
     mpitev_reg r[4];
     int have[4] = { 0 };
     for (int i = 0; i < 4; i++) {
-        int rc = mpitev_reg_alloc(mpitev_type_index(&ev), NULL, kv, 1 + i, &r[i]);
+        int rc = mpitev_reg_alloc(tindex(&ev), NULL, kv, 1 + i, &r[i]);
         if (rc == MPITEV_ERR_NO_MEM) { nomem++; continue; }
         assert_int_equal(rc, MPITEV_SUCCESS);
         have[i] = 1;
         TRY(mpitev_reg_set_info(r[i], kv, 5));
-        TRY(mpitev_reg_set_callback(r[i], MPITEV_CB_REQUIRE_THREAD_SAFE, cb, NULL, NULL, kv, 3));
-        TRY(mpitev_reg_set_callback(r[i], MPITEV_CB_REQUIRE_NONE, i == 3 ? self_free_cb : cb, NULL, NULL, kv, 2));
+        TRY(mpitev_reg_set_callback(r[i], MPITEV_CB_REQUIRE_THREAD_SAFE, cb, NULL, kv, 3));
+        TRY(mpitev_reg_set_callback(r[i], MPITEV_CB_REQUIRE_NONE, i == 3 ? self_free_cb : cb, NULL, kv, 2));
         TRY(mpitev_reg_callback_set_info(r[i], MPITEV_CB_REQUIRE_NONE, kv, 5));
-        TRY(mpitev_reg_set_dropped_handler(r[i], dropped, NULL));
+        TRY(mpitev_reg_set_dropped_handler(r[i], dropped));
     }
     MPITEV_RAISE(&ev, &src, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
     MPITEV_RAISE(&ev, &src, NULL, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, &cur);
-    if (have[0]) TRY(mpitev_reg_set_callback(r[0], MPITEV_CB_REQUIRE_NONE, NULL, NULL, NULL, NULL, 0));
-    if (have[1]) TRY(mpitev_reg_free(r[1], NULL, NULL, NULL));
-    mpitev_progress(MPITEV_CB_REQUIRE_NONE);
+    if (have[0]) TRY(mpitev_reg_set_callback(r[0], MPITEV_CB_REQUIRE_NONE, NULL, NULL, NULL, 0));
+    if (have[1]) TRY(mpitev_reg_free(r[1], NULL, NULL));
+    mpitev_progress(MPITEV_CB_REQUIRE_NONE, NULL);
     MPITEV_RAISE(&ev, &src, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
     /* r[2] (and whatever else) stays alive until finalize. */
     return nomem;
@@ -177,7 +174,7 @@ static void failing_allocator_no_mem(void **state) {
     int n = -1;
     OK(mpitev_type_get_num(&n));
     assert_int_equal(n, 0);
-    assert_int_equal(mpitev_type_index(&ev), -1);
+    assert_int_equal(mpitev_type_index_of(&ev, &(int){ 0 }), MPITEV_ERR_INVALID_ARG);
     tk.fail_after = -1;
     OK(mpitev_type_declare(&ev, &td)); /* works once memory is back */
     tk.fail_after = tk.allocs;
@@ -187,7 +184,7 @@ static void failing_allocator_no_mem(void **state) {
     tk.fail_after = -1;
     OK(mpitev_reg_alloc(0, NULL, NULL, 0, &r));
     tk.fail_after = tk.allocs;
-    assert_int_equal(mpitev_reg_set_callback(r, 0, cb, NULL, NULL, NULL, 0), MPITEV_ERR_NO_MEM);
+    assert_int_equal(mpitev_reg_set_callback(r, 0, cb, NULL, NULL, 0), MPITEV_ERR_NO_MEM);
     assert_false(MPITEV_ENABLED(&ev));
     tk.fail_after = -1;
     OK(mpitev_finalize());
@@ -195,9 +192,8 @@ static void failing_allocator_no_mem(void **state) {
 }
 
 static int nother;
-static void other_cb(const mpitev_instance *i, mpitev_reg r, int s, void *u, mpitev_fnptr e) {
-    (void)i; (void)r; (void)s; (void)u; (void)e;
-    nother++;
+static void other_cb(const mpitev_instance *i, mpitev_reg r, int s, void *u) {
+    (void)i; (void)r; (void)s; (void)u; nother++;
 }
 
 static int count_kv(const char *k, const char *v, void *ctx) {
@@ -218,11 +214,11 @@ static void replace_callback_no_mem_keeps_old(void **state) {
     mpitev_reg r;
     OK(mpitev_reg_alloc(0, NULL, NULL, 0, &r));
     mpitev_kv old_hint = { "keep", "1" };
-    OK(mpitev_reg_set_callback(r, 0, cb, NULL, NULL, &old_hint, 1));
+    OK(mpitev_reg_set_callback(r, 0, cb, NULL, &old_hint, 1));
     mpitev_kv new_hints[3] = { { "a", "1" }, { "b", "2" }, { "c", "3" } };
     for (long k = 0; k < 12; k++) {
         tk.fail_after = tk.allocs + k;
-        int rc = mpitev_reg_set_callback(r, 0, other_cb, NULL, NULL, new_hints, 3);
+        int rc = mpitev_reg_set_callback(r, 0, other_cb, NULL, new_hints, 3);
         tk.fail_after = -1;
         if (rc == MPITEV_SUCCESS) break; /* enough memory from here on */
         assert_int_equal(rc, MPITEV_ERR_NO_MEM);

@@ -11,14 +11,14 @@ static void declare_and_info(void **state) {
     int n = -1;
     OK(mpitev_source_get_num(&n));
     assert_int_equal(n, 0);
-    assert_int_equal(mpitev_source_index(&s0), -1);
+    assert_int_equal(mpitev_source_index_of(&s0, &(int){ 0 }), MPITEV_ERR_INVALID_ARG);
     mpitev_source_desc d = src_desc("main", MPITEV_SOURCE_ORDERED, NULL);
     d.desc = "main thread";
     OK(mpitev_source_declare(&s0, &d));
     mpitev_source_desc d1 = src_desc("progress", MPITEV_SOURCE_UNORDERED, NULL);
     OK(mpitev_source_declare(&s1, &d1));
-    assert_int_equal(mpitev_source_index(&s0), 0);
-    assert_int_equal(mpitev_source_index(&s1), 1);
+    assert_int_equal(sindex(&s0), 0);
+    assert_int_equal(sindex(&s1), 1);
     OK(mpitev_source_get_num(&n));
     assert_int_equal(n, 2);
     mpitev_source_info info;
@@ -117,10 +117,10 @@ static void bad_clock_and_ordering(void **state) {
     int n = -1;
     OK(mpitev_source_get_num(&n));
     assert_int_equal(n, 0);
-    assert_int_equal(mpitev_source_index(&s0), -1);
+    assert_int_equal(mpitev_source_index_of(&s0, &(int){ 0 }), MPITEV_ERR_INVALID_ARG);
     d.name = "fine";
     OK(mpitev_source_declare(&s0, &d));
-    assert_int_equal(mpitev_source_index(&s0), 0);
+    assert_int_equal(sindex(&s0), 0);
 }
 
 static void duplicates(void **state) {
@@ -141,9 +141,9 @@ static void duplicates(void **state) {
     assert_int_equal(info.ordering, MPITEV_SOURCE_ORDERED); /* not overwritten */
     OK(mpitev_source_declare(&s1, &d3));
     OK(mpitev_source_declare(&s2, &(mpitev_source_desc){ .name = "four" }));
-    assert_int_equal(mpitev_source_index(&s1), 1);
-    assert_int_equal(mpitev_source_index(&s2), 2);
-    assert_int_equal(mpitev_source_index(&s0), 0);
+    assert_int_equal(sindex(&s1), 1);
+    assert_int_equal(sindex(&s2), 2);
+    assert_int_equal(sindex(&s0), 0);
 }
 
 static void too_many_sources(void **state) {
@@ -154,7 +154,7 @@ static void too_many_sources(void **state) {
         snprintf(names[i], sizeof names[i], "s%d", i);
         mpitev_source_desc d = src_desc(names[i], MPITEV_SOURCE_UNORDERED, NULL);
         OK(mpitev_source_declare(&many[i], &d));
-        assert_int_equal(mpitev_source_index(&many[i]), i);
+        assert_int_equal(sindex(&many[i]), i);
     }
     mpitev_source_desc d = src_desc("overflow", MPITEV_SOURCE_UNORDERED, NULL);
     assert_int_not_equal(mpitev_source_declare(&many[MPITEV_MAX_SOURCES], &d), MPITEV_SUCCESS);
