@@ -25,7 +25,10 @@ static void test_two_tus_one_registry(void **state) {
     (void)state;
     static const mpitev_element el[] = { { "v", MPITEV_DTYPE_INT32, 1, MPITEV_ANY_OFFSET } };
     assert_int_equal(mpitev_init(), MPITEV_SUCCESS);
-    assert_int_equal(mpitev_source_declare(&src, &(mpitev_source_desc){ .name = "s" }), MPITEV_SUCCESS);
+    /* Ordered, stated: only this thread raises (through TU b), so the single-producer
+     * source and its inline path in the second TU are what is checked. */
+    assert_int_equal(mpitev_source_declare(&src, &(mpitev_source_desc){ .name = "s", .ordering = MPITEV_SOURCE_ORDERED }),
+                     MPITEV_SUCCESS);
     assert_int_equal(mpitev_type_declare(&ev, &(mpitev_type_desc){ .name = "t", .elements = el, .num_elements = 1 }),
                      MPITEV_SUCCESS);
     mpitev_reg r;
