@@ -15,9 +15,9 @@
 
 struct msg { int32_t peer; int32_t tag; int64_t bytes; };
 static const mpitev_element msg_elements[] = {
-    MPITEV_ELEMENT_OF(struct msg, peer, MPITEV_INT32),
-    MPITEV_ELEMENT_OF(struct msg, tag, MPITEV_INT32),
-    MPITEV_ELEMENT_OF(struct msg, bytes, MPITEV_INT64),
+    MPITEV_ELEMENT_OF(struct msg, peer, MPITEV_DTYPE_INT32),
+    MPITEV_ELEMENT_OF(struct msg, tag, MPITEV_DTYPE_INT32),
+    MPITEV_ELEMENT_OF(struct msg, bytes, MPITEV_DTYPE_INT64),
 };
 static mpitev_type ev_msg;
 static mpitev_source src_o, src_u, src_tsc;
@@ -54,11 +54,23 @@ RAISE_CHUNK(bench_raise_unordered_b, &src_u)
 RAISE_CHUNK(bench_raise_tsc_a, &src_tsc)
 RAISE_CHUNK(bench_raise_tsc_b, &src_tsc)
 
-__attribute__((noinline)) int bench_drain_a(mpitev_source *s) { return mpitev_source_drain(s, CHUNK, MPITEV_CB_REQUIRE_NONE); }
-__attribute__((noinline)) int bench_drain_b(mpitev_source *s) { return mpitev_source_drain(s, CHUNK, MPITEV_CB_REQUIRE_NONE); }
+__attribute__((noinline)) int bench_drain_a(mpitev_source *s) {
+    int n = 0;
+    return mpitev_source_drain(s, CHUNK, MPITEV_CB_REQUIRE_NONE, &n) ? -1 : n;
+}
+__attribute__((noinline)) int bench_drain_b(mpitev_source *s) {
+    int n = 0;
+    return mpitev_source_drain(s, CHUNK, MPITEV_CB_REQUIRE_NONE, &n) ? -1 : n;
+}
 /* The same for the unordered (mpsc) source, measured apart. */
-__attribute__((noinline)) int bench_drain_u_a(mpitev_source *s) { return mpitev_source_drain(s, CHUNK, MPITEV_CB_REQUIRE_NONE); }
-__attribute__((noinline)) int bench_drain_u_b(mpitev_source *s) { return mpitev_source_drain(s, CHUNK, MPITEV_CB_REQUIRE_NONE); }
+__attribute__((noinline)) int bench_drain_u_a(mpitev_source *s) {
+    int n = 0;
+    return mpitev_source_drain(s, CHUNK, MPITEV_CB_REQUIRE_NONE, &n) ? -1 : n;
+}
+__attribute__((noinline)) int bench_drain_u_b(mpitev_source *s) {
+    int n = 0;
+    return mpitev_source_drain(s, CHUNK, MPITEV_CB_REQUIRE_NONE, &n) ? -1 : n;
+}
 
 /* bench_outofline.c: the same raise compiled with MPITEV_RAISE_INLINE 0. */
 void bench_raise_ooline_a(mpitev_type *t, mpitev_source *s, int n);
@@ -92,7 +104,8 @@ int main(int argc, char **argv) {
     mpitev_reg r;
     mpitev_kv kv = { "mpitev_buffered", "true" };
     if (mpitev_reg_alloc(0, NULL, &kv, 1, &r) ||
-        mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, bench_cb, NULL, NULL, NULL, 0))
+        /* The adapter's entry point (a trampoline and ext), as every MPI_T tool's path. */
+        mpitev__reg_set_callback_ext(r, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, bench_cb, NULL, NULL, NULL, 0))
         return 1;
     for (long done = 0; done < n; done += CHUNK) bench_baseline_a(CHUNK);
     for (long done = 0; done < 2 * n; done += CHUNK) bench_baseline_b(CHUNK);

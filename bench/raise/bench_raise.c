@@ -10,9 +10,9 @@
 
 struct msg { int32_t peer; int32_t tag; int64_t bytes; };
 static const mpitev_element msg_elements[] = {
-    MPITEV_ELEMENT_OF(struct msg, peer, MPITEV_INT32),
-    MPITEV_ELEMENT_OF(struct msg, tag, MPITEV_INT32),
-    MPITEV_ELEMENT_OF(struct msg, bytes, MPITEV_INT64),
+    MPITEV_ELEMENT_OF(struct msg, peer, MPITEV_DTYPE_INT32),
+    MPITEV_ELEMENT_OF(struct msg, tag, MPITEV_DTYPE_INT32),
+    MPITEV_ELEMENT_OF(struct msg, bytes, MPITEV_DTYPE_INT64),
 };
 static mpitev_type ev_msg;
 static mpitev_source src;
@@ -57,14 +57,16 @@ int main(int argc, char **argv) {
     mpitev_clock clock = *mpitev_clock_monotonic();
     clock.now = bench_clock_now;
     mpitev_reg reg;
-    if (mpitev_init() || mpitev_source_declare(&src, &(mpitev_source_desc){ .name = "bench", .clock = &clock }) ||
+    if (mpitev_init() || mpitev_source_declare(&src, &(mpitev_source_desc){ .name = "bench", .ordering = MPITEV_SOURCE_ORDERED,
+                                                                                 .clock = &clock }) ||
         mpitev_type_declare(&ev_msg, &(mpitev_type_desc){ .name = "bench_msg", .elements = msg_elements,
                                                            .num_elements = 3, .payload_size = sizeof(struct msg) }))
         return 1;
     bench_loop_baseline(n);
     bench_loop_raise(n); /* nobody listens */
     if (mpitev_reg_alloc(0, NULL, NULL, 0, &reg) ||
-        mpitev_reg_set_callback(reg, MPITEV_CB_REQUIRE_THREAD_SAFE, bench_callback, NULL, NULL, NULL, 0))
+        /* The adapter's entry point (a trampoline and ext), as every MPI_T tool's path. */
+        mpitev__reg_set_callback_ext(reg, MPITEV_CB_REQUIRE_THREAD_SAFE, bench_callback, NULL, NULL, NULL, 0))
         return 1;
     bench_loop_raise_enabled(n); /* one registration, immediate delivery */
     mpitev_finalize();

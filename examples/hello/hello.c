@@ -15,9 +15,9 @@ struct msg_sent {
     int64_t bytes;
 };
 static const mpitev_element msg_sent_elements[] = {
-    MPITEV_ELEMENT_OF(struct msg_sent, peer, MPITEV_INT32),
-    MPITEV_ELEMENT_OF(struct msg_sent, tag, MPITEV_INT32),
-    MPITEV_ELEMENT_OF(struct msg_sent, bytes, MPITEV_INT64),
+    MPITEV_ELEMENT_OF(struct msg_sent, peer, MPITEV_DTYPE_INT32),
+    MPITEV_ELEMENT_OF(struct msg_sent, tag, MPITEV_DTYPE_INT32),
+    MPITEV_ELEMENT_OF(struct msg_sent, bytes, MPITEV_DTYPE_INT64),
 };
 static mpitev_type ev_msg_sent;
 static mpitev_source src_main;
@@ -39,10 +39,8 @@ static void send_messages(int n) {
 }
 
 /* ---- Tool side ---- */
-static void on_msg_sent(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *user_data,
-                        mpitev_fnptr ext) {
-    (void)reg; (void)ext;
-    int32_t peer = 0, tag = 0;
+static void on_msg_sent(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *user_data) {
+    (void)reg; int32_t peer = 0, tag = 0;
     int64_t bytes = 0, ts = 0;
     mpitev_instance_read(inst, 0, &peer);
     mpitev_instance_read(inst, 1, &tag);
@@ -53,9 +51,8 @@ static void on_msg_sent(const mpitev_instance *inst, mpitev_reg reg, int cb_safe
            tag, bytes);
 }
 
-static void on_free(mpitev_reg reg, int cb_safety, void *user_data, mpitev_fnptr ext) {
-    (void)reg; (void)cb_safety; (void)ext;
-    printf("registration freed after %d instances\n", *(int *)user_data);
+static void on_free(mpitev_reg reg, int cb_safety, void *user_data) {
+    (void)reg; (void)cb_safety; printf("registration freed after %d instances\n", *(int *)user_data);
 }
 
 int main(void) {
@@ -65,11 +62,11 @@ int main(void) {
     int idx, seen = 0;
     mpitev_reg reg;
     if (mpitev_type_get_index("hello_msg_sent", &idx) || mpitev_reg_alloc(idx, NULL, NULL, 0, &reg) ||
-        mpitev_reg_set_callback(reg, MPITEV_CB_REQUIRE_THREAD_SAFE, on_msg_sent, &seen, NULL, NULL, 0))
+        mpitev_reg_set_callback(reg, MPITEV_CB_REQUIRE_THREAD_SAFE, on_msg_sent, &seen, NULL, 0))
         return 1;
     printf("tool attached to event %d\n", idx);
     send_messages(4);
-    mpitev_reg_free(reg, &seen, on_free, NULL);
+    mpitev_reg_free(reg, &seen, on_free);
     send_messages(2); /* nobody listens again */
     mpitev_finalize();
     return seen == 4 ? 0 : 1;

@@ -42,7 +42,7 @@
  *
  *   MPITEV_ADAPTER_DATATYPE(dtype)         mpitev_dtype -> MPI_Datatype
  *        Default: the MPI basic datatype of the same name (MPI_INT8_T ..., MPI_CHAR for
- *        MPITEV_CHAR_ARRAY, MPI_AINT for MPITEV_UINTPTR, MPI_COUNT, MPI_OFFSET).
+ *        MPITEV_DTYPE_CHAR_ARRAY, MPI_AINT for MPITEV_DTYPE_UINTPTR, MPI_COUNT, MPI_OFFSET).
  *   MPITEV_ADAPTER_ENUM(const mpitev_enum *e) -> MPI_T_enum (e is never NULL)
  *        Default: MPI_T_ENUM_NULL (the adapter cannot create the MPI's MPI_T_enum
  *        objects; an MPI that exports enums maps them here).

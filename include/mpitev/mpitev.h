@@ -18,7 +18,10 @@
  *                              adapter's MPI_T_* entry points are exported.
  *   MPITEV_MAX_SOURCES         [all TUs, same value]  Largest number of event sources
  *                              (default 64). Each registration keeps one drop counter
- *                              per source.
+ *                              per source. Declaring one more gives MPITEV_ERR_LIMIT.
+ *   MPITEV_MAX_TYPES           [implementation TU]  Largest number of event types
+ *                              (default 65536; one pointer each in the registry).
+ *                              Declaring one more gives MPITEV_ERR_LIMIT.
  *   MPITEV_MAX_ELEMENTS        [all TUs, same value]  Largest number of elements in one
  *                              event type (default 64).
  *   MPITEV_MAX_DEPTH           [implementation TU] How deep deliveries may nest on one
@@ -38,7 +41,8 @@
  *                              NAME_type and NAME_declare that MPITEV_EVENT_TYPE declares
  *                              (extern plus attributes). Default: as MPITEV_API.
  *
- * Runtime-replaceable: the allocator (mpitev_set_allocator) and each source's clock.
+ * Runtime-replaceable: the allocator (mpitev_set_allocator, before the first declaration)
+ * and each source's clock.
  * ==================================================================================
  *
  * Quick use (the implementor's guide, docs/implementors-guide.md, has the whole story):
@@ -48,15 +52,16 @@
  *
  *   struct msg_arrived { int32_t comm; int32_t src; int32_t tag; int64_t size; };
  *   static const mpitev_element msg_arrived_elems[] = {
- *       MPITEV_ELEMENT_OF(struct msg_arrived, comm, MPITEV_INT32),
- *       MPITEV_ELEMENT_OF(struct msg_arrived, src, MPITEV_INT32),
- *       MPITEV_ELEMENT_OF(struct msg_arrived, tag, MPITEV_INT32),
- *       MPITEV_ELEMENT_OF(struct msg_arrived, size, MPITEV_INT64) };
+ *       MPITEV_ELEMENT_OF(struct msg_arrived, comm, MPITEV_DTYPE_INT32),
+ *       MPITEV_ELEMENT_OF(struct msg_arrived, src, MPITEV_DTYPE_INT32),
+ *       MPITEV_ELEMENT_OF(struct msg_arrived, tag, MPITEV_DTYPE_INT32),
+ *       MPITEV_ELEMENT_OF(struct msg_arrived, size, MPITEV_DTYPE_INT64) };
  *   static mpitev_type ev_msg_arrived;            // static storage: the raise is one load
  *   static mpitev_source src_main;
  *   ...
  *   mpitev_init();
- *   mpitev_source_declare(&src_main, &(mpitev_source_desc){ .name = "main", ... });
+ *   mpitev_source_declare(&src_main, &(mpitev_source_desc){ .name = "main",
+ *       .ordering = MPITEV_SOURCE_ORDERED, ... });   // lives for the process
  *   mpitev_type_declare(&ev_msg_arrived, &(mpitev_type_desc){ .name = "msg_arrived", ...,
  *       .elements = msg_arrived_elems, .num_elements = 4,
  *       .payload_size = sizeof(struct msg_arrived) });

@@ -664,6 +664,35 @@ static void test_handle_free_callback(void **state) {
     assert_int_equal(MPI_T_event_set_dropped_handler(r, on_dropped), MPI_T_ERR_INVALID_HANDLE);
 }
 
+/* MPI_T_event_get_info with an info argument reads the default hints without taking a
+ * registration: another registration's pending free (freed inside its own callback, so
+ * still in flight) does not complete, and its free callback does not run, from inside
+ * the query; it runs at the next progress. */
+static void on_msg_free_self_cb(MPI_T_event_instance inst, MPI_T_event_registration reg, MPI_T_cb_safety safety,
+                                void *ud) {
+    (void)inst; (void)safety;
+    assert_int_equal(MPI_T_event_handle_free(reg, ud, on_free), MPI_SUCCESS);
+}
+static void test_get_info_runs_no_pending_free(void **state) {
+    (void)state;
+    int token;
+    MPI_T_event_registration r = alloc_msg();
+    assert_int_equal(MPI_T_event_register_callback(r, MPI_T_CB_REQUIRE_NONE, MPI_INFO_NULL, &token, on_msg_free_self_cb),
+                     MPI_SUCCESS);
+    fakempi_raise_msg(FAKE_SRC_MAIN, 1, 1, 1, MPITEV_CB_REQUIRE_NONE);
+    assert_int_equal(g_free.n, 0); /* pending: the raise was in flight when it was freed */
+    MPI_Info info = MPI_INFO_NULL;
+    assert_int_equal(MPI_T_event_get_info(FAKE_EV_MSG, NULL, NULL, NULL, NULL, NULL, NULL, NULL, &info, NULL, NULL, NULL),
+                     MPI_SUCCESS);
+    assert_string_equal(info_get(info, "mpitev_buffered"), "default");
+    assert_int_equal(MPI_Info_free(&info), MPI_SUCCESS);
+    assert_int_equal(g_free.n, 0); /* not from inside the query */
+    fakempi_progress();
+    assert_int_equal(g_free.n, 1);
+    assert_ptr_equal(g_free.ud, &token);
+    assert_ptr_equal(g_free.reg, r);
+}
+
 static void test_categories(void **state) {
     (void)state;
     int n = -1, idx[4] = { -1, -1, -1, -1 };
@@ -725,6 +754,13 @@ static void test_error_map(void **state) {
     assert_int_equal(mpitev_adapter_error(MPITEV_ERR_NO_MEM), MPI_T_ERR_MEMORY);
     assert_int_equal(mpitev_adapter_error(MPITEV_ERR_NOT_SUPPORTED), MPI_T_ERR_NOT_SUPPORTED);
     assert_int_equal(mpitev_adapter_error(MPITEV_ERR_NOT_INITIALIZED), MPI_T_ERR_NOT_INITIALIZED);
+    /* A configured limit: out of handles where the MPI has the class (this fake mpi.h
+     * does not), else out of memory. */
+#ifdef MPI_T_ERR_OUT_OF_HANDLES
+    assert_int_equal(mpitev_adapter_error(MPITEV_ERR_LIMIT), MPI_T_ERR_OUT_OF_HANDLES);
+#else
+    assert_int_equal(mpitev_adapter_error(MPITEV_ERR_LIMIT), MPI_T_ERR_MEMORY);
+#endif
 }
 
 int main(void) {
@@ -746,6 +782,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_handle_info, setup, teardown),
         cmocka_unit_test_setup_teardown(test_callback_info, setup, teardown),
         cmocka_unit_test_setup_teardown(test_handle_free_callback, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_get_info_runs_no_pending_free, setup, teardown),
         cmocka_unit_test_setup_teardown(test_categories, setup, teardown),
         cmocka_unit_test_setup_teardown(test_memory_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_error_map, setup, teardown),

@@ -4,6 +4,8 @@
  * batch-boundary drop reports and its cached delivery (callbacks replaced or
  * registrations freed from inside a callback, sets and payload-less records mixed). */
 #define MPITEV_IMPLEMENTATION
+/* Every test declares sources of its own (see declare_src): more than the default 64. */
+#define MPITEV_MAX_SOURCES 128
 #include <mpitev/mpitev.h>
 
 #include <setjmp.h>
@@ -14,18 +16,29 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "../api_helpers.h"
 
 #define OK(expr) assert_int_equal((expr), MPITEV_SUCCESS)
 
 struct msg { int32_t a; int32_t b; int64_t seq; };
 static const mpitev_element msg_elems[] = {
-    MPITEV_ELEMENT_OF(struct msg, a, MPITEV_INT32),
-    MPITEV_ELEMENT_OF(struct msg, b, MPITEV_INT32),
-    MPITEV_ELEMENT_OF(struct msg, seq, MPITEV_INT64),
+    MPITEV_ELEMENT_OF(struct msg, a, MPITEV_DTYPE_INT32),
+    MPITEV_ELEMENT_OF(struct msg, b, MPITEV_DTYPE_INT32),
+    MPITEV_ELEMENT_OF(struct msg, seq, MPITEV_DTYPE_INT64),
 };
 
 static mpitev_type ev, ev_forced, ev_bound;
-static mpitev_source src, src2;
+/* Declarations live for the process, and a source keeps its ring positions and its
+ * clamped clock's last timestamp, so each test declares fresh sources: `src` and `src2`
+ * name the current test's (pool entries with names of their own, declare_src). Until
+ * the test declares them they are objects never declared. */
+#define POOL_SOURCES 120
+static mpitev_source pool[POOL_SOURCES], never_declared[2];
+static char pool_names[POOL_SOURCES][48];
+static int npool;
+static mpitev_source *cur_src[2];
+#define src (*cur_src[0])
+#define src2 (*cur_src[1])
 
 /* A controllable clock. */
 static int64_t clock_value;
@@ -50,9 +63,8 @@ static void log_add(char k, int tag, int64_t v, int64_t ts, int s, int safety) {
     logv[nlog++] = (entry){ k, tag, v, ts, s, safety };
 }
 
-static void ev_cb(const mpitev_instance *i, mpitev_reg r, int safety, void *ud, mpitev_fnptr e) {
-    (void)r; (void)e;
-    struct msg m;
+static void ev_cb(const mpitev_instance *i, mpitev_reg r, int safety, void *ud) {
+    (void)r; struct msg m;
     int64_t ts = 0;
     int s = -1, t = -1;
     OK(mpitev_instance_copy(i, &m));
@@ -64,13 +76,11 @@ static void ev_cb(const mpitev_instance *i, mpitev_reg r, int safety, void *ud, 
     assert_int_equal(a, m.a);
     log_add('E', (int)(intptr_t)ud, m.seq, ts, s, safety);
 }
-static void drop_cb(mpitev_count_t c, mpitev_reg r, int si, int safety, void *ud, mpitev_fnptr e) {
-    (void)r; (void)e;
-    log_add('D', (int)(intptr_t)ud, c, 0, si, safety);
+static void drop_cb(mpitev_count_t c, mpitev_reg r, int si, int safety, void *ud) {
+    (void)r; log_add('D', (int)(intptr_t)ud, c, 0, si, safety);
 }
-static void free_cb(mpitev_reg r, int safety, void *ud, mpitev_fnptr e) {
-    (void)r; (void)e;
-    log_add('F', (int)(intptr_t)ud, 0, 0, -1, safety);
+static void free_cb(mpitev_reg r, int safety, void *ud) {
+    (void)r; log_add('F', (int)(intptr_t)ud, 0, 0, -1, safety);
 }
 
 /* 1: sources get the default clock (ordered ones then take the raise's inline path,
@@ -81,7 +91,9 @@ static int setup(void **state) {
     (void)state;
     nlog = 0;
     clock_value = 0;
-    memset(&ev, 0, sizeof ev);
+    cur_src[0] = &never_declared[0];
+    cur_src[1] = &never_declared[1];
+    /* The types are the same every time: declaring them again is a no-op. */
     if (mpitev_init()) return -1;
     mpitev_type_desc td = { .name = "ev", .elements = msg_elems, .num_elements = 3, .payload_size = sizeof(struct msg) };
     if (mpitev_type_declare(&ev, &td)) return -1;
@@ -96,7 +108,7 @@ static int setup(void **state) {
 }
 static int teardown(void **state) {
     (void)state;
-    while (mpitev_initialized()) mpitev_finalize();
+    while (is_initialized()) mpitev_finalize();
     default_clock = 0;
     return 0;
 }
@@ -105,19 +117,31 @@ static int setup_default_clock(void **state) {
     return setup(state);
 }
 
-static void declare_src(mpitev_source *s, const char *name, int ordering, uint32_t cap, int by_default) {
+/* Declare d as a fresh source and make it the test's `src` (s == &src) or `src2`
+ * (s == &src2); returns it. The name gets the pool index appended. */
+static mpitev_source *declare_fresh(mpitev_source *s, const mpitev_source_desc *d) {
+    int k = s == cur_src[1] ? 1 : 0;
+    assert_true(npool < POOL_SOURCES);
+    mpitev_source_desc nd = *d;
+    snprintf(pool_names[npool], sizeof pool_names[npool], "%s#%d", d->name, npool);
+    nd.name = pool_names[npool];
+    OK(mpitev_source_declare(&pool[npool], &nd));
+    cur_src[k] = &pool[npool];
+    return &pool[npool++];
+}
+static mpitev_source *declare_src(mpitev_source *s, const char *name, int ordering, uint32_t cap, int by_default) {
     mpitev_source_desc d = { .name = name, .ordering = ordering, .clock = default_clock ? NULL : &test_clock,
                              .buffer_capacity = cap, .buffered_by_default = by_default };
-    OK(mpitev_source_declare(s, &d));
+    return declare_fresh(s, &d);
 }
 
 /* A registration of type t with a callback at level `level` tagged `tag`. */
 static mpitev_reg reg_new(mpitev_type *t, const void *obj, const char *buffered, int level, int tag, int with_drop) {
     mpitev_reg r;
     mpitev_kv kv = { "mpitev_buffered", buffered };
-    OK(mpitev_reg_alloc(mpitev_type_index(t), obj, &kv, buffered ? 1 : 0, &r));
-    if (with_drop) OK(mpitev_reg_set_dropped_handler(r, drop_cb, NULL));
-    OK(mpitev_reg_set_callback(r, level, ev_cb, (void *)(intptr_t)tag, NULL, NULL, 0));
+    OK(mpitev_reg_alloc(tindex(t), obj, &kv, buffered ? 1 : 0, &r));
+    if (with_drop) OK(mpitev_reg_set_dropped_handler(r, drop_cb));
+    OK(mpitev_reg_set_callback(r, level, ev_cb, (void *)(intptr_t)tag, NULL, 0));
     return r;
 }
 /* The dropped handler gets the user_data of the callback that would run: tag. */
@@ -147,23 +171,23 @@ static void ordered_basic(void **state) {
     mpitev_reg r = reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, 1, 1);
     for (int i = 1; i <= 3; i++) raise_seq(&ev, &src, i);
     assert_int_equal(nlog, 0); /* nothing delivered at the raise */
-    assert_int_equal(mpitev_source_drain(&src, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_THREAD_SAFE), 3);
+    assert_int_equal(drain_n(&src, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_THREAD_SAFE), 3);
     assert_int_equal(nlog, 3);
     for (int i = 0; i < 3; i++) {
         assert_int_equal(logv[i].kind, 'E');
         assert_int_equal(logv[i].value, i + 1);
         assert_int_equal(logv[i].ts, (i + 1) * 10);
-        assert_int_equal(logv[i].source, mpitev_source_index(&src));
+        assert_int_equal(logv[i].source, sindex(&src));
         assert_int_equal(logv[i].cb_safety, MPITEV_CB_REQUIRE_THREAD_SAFE);
     }
-    assert_int_equal(mpitev_source_drain(&src, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE), 0);
+    assert_int_equal(drain_n(&src, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE), 0);
     /* max limits the records taken */
     for (int i = 4; i <= 6; i++) raise_seq(&ev, &src, i);
-    assert_int_equal(mpitev_source_drain(&src, 2, MPITEV_CB_REQUIRE_NONE), 2);
-    assert_int_equal(mpitev_source_drain(&src, 0, MPITEV_CB_REQUIRE_NONE), 0);
-    assert_int_equal(mpitev_source_drain(&src, 5, MPITEV_CB_REQUIRE_NONE), 1);
+    assert_int_equal(drain_n(&src, 2, MPITEV_CB_REQUIRE_NONE), 2);
+    assert_int_equal(drain_n(&src, 0, MPITEV_CB_REQUIRE_NONE), 0);
+    assert_int_equal(drain_n(&src, 5, MPITEV_CB_REQUIRE_NONE), 1);
     assert_int_equal(logv[5].value, 6);
-    OK(mpitev_reg_free(r, NULL, NULL, NULL));
+    OK(mpitev_reg_free(r, NULL, NULL));
 }
 
 static void modes_and_info(void **state) {
@@ -191,11 +215,11 @@ static void modes_and_info(void **state) {
     assert_int_equal(logv[2].tag, 2);
     raise_seq(&ev_forced, &src, 3);
     assert_int_equal(nlog, 3);
-    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 2); /* ron seq 1, forced seq 3 */
+    assert_int_equal(drain_n(&src, -1, MPITEV_CB_REQUIRE_NONE), 2); /* ron seq 1, forced seq 3 */
     assert_int_equal(logv[3].tag, 3);
     assert_int_equal(logv[3].value, 1);
     assert_int_equal(logv[4].tag, 4);
-    assert_int_equal(mpitev_source_drain(&src2, -1, MPITEV_CB_REQUIRE_NONE), 2); /* rdef, ron: seq 2 */
+    assert_int_equal(drain_n(&src2, -1, MPITEV_CB_REQUIRE_NONE), 2); /* rdef, ron: seq 2 */
     assert_int_equal(logv[5].value, 2);
     assert_int_equal(logv[6].value, 2);
     assert_int_equal(logv[5].tag + logv[6].tag, 1 + 3);
@@ -210,7 +234,7 @@ static void wrap_around(void **state) {
     for (int round = 0; round < 20; round++) {
         for (int k = 0; k < 3; k++) raise_seq(&ev, &src, ++seq);
         nlog = 0;
-        assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 3);
+        assert_int_equal(drain_n(&src, -1, MPITEV_CB_REQUIRE_NONE), 3);
         for (int k = 0; k < 3; k++) assert_int_equal(logv[k].value, expect++);
     }
     assert_true(atomic_load(&src.mpitev__buf->head) == 60); /* wrapped 15 times */
@@ -222,21 +246,21 @@ static void full_drop_before_next(void **state) {
     (void)state;
     for (int ordering = 0; ordering < 2; ordering++) {
         mpitev_source *s = ordering ? &src2 : &src;
-        declare_src(s, ordering ? "u" : "o", ordering ? MPITEV_SOURCE_UNORDERED : MPITEV_SOURCE_ORDERED, 2, 0);
+        s = declare_src(s, ordering ? "u" : "o", ordering ? MPITEV_SOURCE_UNORDERED : MPITEV_SOURCE_ORDERED, 2, 0);
         mpitev_reg r = reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 1, 1);
         nlog = 0;
         for (int i = 1; i <= 4; i++) raise_seq(&ev, s, i);
-        assert_int_equal(mpitev_source_drain(s, 1, MPITEV_CB_REQUIRE_NONE), 1);
+        assert_int_equal(drain_n(s, 1, MPITEV_CB_REQUIRE_NONE), 1);
         raise_seq(&ev, s, 5);
-        assert_int_equal(mpitev_source_drain(s, -1, MPITEV_CB_REQUIRE_NONE), 2);
+        assert_int_equal(drain_n(s, -1, MPITEV_CB_REQUIRE_NONE), 2);
         assert_int_equal(nlog, 4);
         assert_true(logv[0].kind == 'E' && logv[0].value == 1);
         assert_true(logv[1].kind == 'E' && logv[1].value == 2);
         assert_true(logv[2].kind == 'D' && logv[2].value == 2);
-        assert_int_equal(logv[2].source, mpitev_source_index(s));
+        assert_int_equal(logv[2].source, sindex(s));
         assert_int_equal(logv[2].tag, 1);
         assert_true(logv[3].kind == 'E' && logv[3].value == 5);
-        OK(mpitev_reg_free(r, NULL, NULL, NULL));
+        OK(mpitev_reg_free(r, NULL, NULL));
     }
 }
 
@@ -248,15 +272,15 @@ static void saturation(void **state) {
     assert_non_null(slot);
     for (int i = 1; i <= 3; i++) raise_seq(&ev, &src, i); /* one drop */
     /* Test hook: preload the counter close to the top of uint64_t. */
-    atomic_fetch_add(&slot->drops[mpitev_source_index(&src)], UINT64_MAX - 10);
-    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 2);
+    atomic_fetch_add(&slot->drops[sindex(&src)], UINT64_MAX - 10);
+    assert_int_equal(drain_n(&src, -1, MPITEV_CB_REQUIRE_NONE), 2);
     assert_int_equal(nlog, 3);
     assert_true(logv[2].kind == 'D');
     assert_true(logv[2].value == MPITEV_COUNT_MAX);
     /* Reported means reset: the next drop counts from zero. */
     for (int i = 4; i <= 6; i++) raise_seq(&ev, &src, i);
     nlog = 0;
-    mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE);
+    (void)mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE, NULL);
     assert_int_equal(nlog, 3);
     assert_true(logv[2].kind == 'D' && logv[2].value == 1);
 }
@@ -266,14 +290,14 @@ static void null_handler_stops_recording(void **state) {
     declare_src(&src, "s", MPITEV_SOURCE_ORDERED, 2, 0);
     mpitev_reg r = reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 1, 0); /* no handler */
     for (int i = 1; i <= 5; i++) raise_seq(&ev, &src, i); /* 3 dropped, not recorded */
-    OK(mpitev_reg_set_dropped_handler(r, drop_cb, NULL));
+    OK(mpitev_reg_set_dropped_handler(r, drop_cb));
     raise_seq(&ev, &src, 6); /* dropped, recorded */
-    OK(mpitev_reg_set_dropped_handler(r, NULL, NULL));
+    OK(mpitev_reg_set_dropped_handler(r, NULL));
     raise_seq(&ev, &src, 7); /* dropped, not recorded; and the earlier one forgotten */
-    OK(mpitev_reg_set_dropped_handler(r, drop_cb, NULL));
-    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 2);
+    OK(mpitev_reg_set_dropped_handler(r, drop_cb));
+    assert_int_equal(drain_n(&src, -1, MPITEV_CB_REQUIRE_NONE), 2);
     raise_seq(&ev, &src, 8);
-    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 1);
+    assert_int_equal(drain_n(&src, -1, MPITEV_CB_REQUIRE_NONE), 1);
     for (int i = 0; i < nlog; i++) assert_int_equal(logv[i].kind, 'E');
     assert_int_equal(nlog, 3);
 }
@@ -286,26 +310,26 @@ static void drain_above_callback_level(void **state) {
     mpitev_reg r = reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 1, 1);
     raise_seq(&ev, &src, 1);
     raise_seq(&ev, &src, 2);
-    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE), 0);
+    assert_int_equal(drain_n(&src, -1, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE), 0);
     assert_int_equal(nlog, 0); /* no handler can run at that level either (16.3.8.5) */
     raise_seq(&ev, &src, 3);
-    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 1);
+    assert_int_equal(drain_n(&src, -1, MPITEV_CB_REQUIRE_NONE), 1);
     assert_int_equal(nlog, 2);
     assert_true(logv[0].kind == 'D' && logv[0].value == 2);
     assert_true(logv[1].kind == 'E' && logv[1].value == 3);
     /* Callbacks at NONE and ASYNC: a THREAD_SAFE drain uses the ASYNC one. */
-    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, ev_cb, (void *)(intptr_t)9, NULL, NULL, 0));
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, ev_cb, (void *)(intptr_t)9, NULL, 0));
     raise_seq(&ev, &src, 4);
-    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_THREAD_SAFE), 1);
+    assert_int_equal(drain_n(&src, -1, MPITEV_CB_REQUIRE_THREAD_SAFE), 1);
     assert_int_equal(logv[2].tag, 9);
     /* Dropped at the drain and never reportable before the free: reported at free,
      * before the free callback. */
-    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, NULL, NULL, NULL, NULL, 0));
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, NULL, NULL, NULL, 0));
     raise_seq(&ev, &src, 5);
-    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_THREAD_SAFE), 0);
+    assert_int_equal(drain_n(&src, -1, MPITEV_CB_REQUIRE_THREAD_SAFE), 0);
     nlog = 0;
-    OK(mpitev_reg_free(r, (void *)(intptr_t)1, free_cb, NULL));
-    mpitev_progress(MPITEV_CB_REQUIRE_NONE);
+    OK(mpitev_reg_free(r, (void *)(intptr_t)1, free_cb));
+    mpitev_progress(MPITEV_CB_REQUIRE_NONE, NULL);
     assert_int_equal(nlog, 2);
     assert_true(logv[0].kind == 'D' && logv[0].value == 1);
     assert_true(logv[1].kind == 'F');
@@ -321,16 +345,16 @@ static void free_while_buffered(void **state) {
     mpitev_reg keep = reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 2, 0);
     for (int i = 1; i <= 3; i++) raise_seq(&ev, &src, i);
     raise_seq(&ev, &src2, 4);
-    OK(mpitev_reg_free(r, (void *)(intptr_t)1, free_cb, NULL));
-    assert_int_equal(mpitev_reg_is_valid(r), 0);
-    mpitev_progress(MPITEV_CB_REQUIRE_NONE);
+    OK(mpitev_reg_free(r, (void *)(intptr_t)1, free_cb));
+    assert_int_equal(mpitev_reg_check(r), MPITEV_ERR_INVALID_HANDLE);
+    mpitev_progress(MPITEV_CB_REQUIRE_NONE, NULL);
     assert_int_equal(nlog, 0); /* waits for the drains */
-    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 3); /* keep's */
+    assert_int_equal(drain_n(&src, -1, MPITEV_CB_REQUIRE_NONE), 3); /* keep's */
     for (int i = 0; i < nlog; i++) assert_int_equal(logv[i].tag, 2);
     int before = nlog;
-    mpitev_progress(MPITEV_CB_REQUIRE_NONE);
+    mpitev_progress(MPITEV_CB_REQUIRE_NONE, NULL);
     assert_int_equal(nlog, before); /* src2 not drained yet */
-    assert_int_equal(mpitev_source_drain(&src2, -1, MPITEV_CB_REQUIRE_NONE), 1);
+    assert_int_equal(drain_n(&src2, -1, MPITEV_CB_REQUIRE_NONE), 1);
     /* the drain ran the completion: drops (3 on src, 1 on src2), then free */
     assert_int_equal(nlog, before + 1 + 3);
     int64_t dropped = 0;
@@ -344,9 +368,9 @@ static void free_while_buffered(void **state) {
     mpitev_reg r2 = reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 3, 1);
     raise_seq(&ev, &src, 9);
     nlog = 0;
-    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 2);
-    OK(mpitev_reg_free(r2, NULL, NULL, NULL));
-    OK(mpitev_reg_free(keep, NULL, NULL, NULL));
+    assert_int_equal(drain_n(&src, -1, MPITEV_CB_REQUIRE_NONE), 2);
+    OK(mpitev_reg_free(r2, NULL, NULL));
+    OK(mpitev_reg_free(keep, NULL, NULL));
 }
 
 static void free_immediate_registration_not_delayed(void **state) {
@@ -356,12 +380,12 @@ static void free_immediate_registration_not_delayed(void **state) {
     mpitev_reg i = reg_new(&ev, NULL, "false", MPITEV_CB_REQUIRE_NONE, 2, 0);
     raise_seq(&ev, &src, 1); /* one record for b stays in the buffer */
     nlog = 0;
-    OK(mpitev_reg_free(i, (void *)(intptr_t)2, free_cb, NULL));
+    OK(mpitev_reg_free(i, (void *)(intptr_t)2, free_cb));
     assert_int_equal(nlog, 1); /* no drain needed */
     assert_true(logv[0].kind == 'F');
-    OK(mpitev_reg_free(b, (void *)(intptr_t)1, free_cb, NULL));
+    OK(mpitev_reg_free(b, (void *)(intptr_t)1, free_cb));
     assert_int_equal(nlog, 1);
-    mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE);
+    (void)mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE, NULL);
     assert_int_equal(nlog, 2);
     assert_true(logv[1].kind == 'F');
 }
@@ -371,7 +395,7 @@ static void finalize_drains(void **state) {
     declare_src(&src, "s", MPITEV_SOURCE_UNORDERED, 8, 0);
     mpitev_reg r = reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 1, 1);
     for (int i = 1; i <= 10; i++) raise_seq(&ev, &src, i); /* 8 buffered, 2 dropped */
-    OK(mpitev_reg_free(r, (void *)(intptr_t)1, free_cb, NULL));
+    OK(mpitev_reg_free(r, (void *)(intptr_t)1, free_cb));
     mpitev_reg r2 = reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 2, 0);
     raise_seq(&ev, &src, 11); /* full: r2 drop not recorded (no handler) */
     OK(mpitev_finalize());
@@ -406,7 +430,7 @@ static void many_registrations_split(void **state) {
     for (int t = 0; t < 10; t++) reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 100 + t, 1);
     raise_seq(&ev, &src, 1);
     raise_seq(&ev, &src, 2);
-    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 20);
+    assert_int_equal(drain_n(&src, -1, MPITEV_CB_REQUIRE_NONE), 20);
     int seen[2][10] = { { 0 } };
     for (int i = 0; i < nlog; i++) {
         assert_true(logv[i].kind == 'E');
@@ -419,7 +443,7 @@ static void many_registrations_split(void **state) {
      * for every registration (20 drops), reported after the 16 instances. */
     nlog = 0;
     for (int i = 0; i < 18; i++) raise_seq(&ev, &src, 10 + i);
-    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 16 * 10);
+    assert_int_equal(drain_n(&src, -1, MPITEV_CB_REQUIRE_NONE), 16 * 10);
     int64_t dropped = 0;
     for (int i = 0; i < nlog; i++) {
         if (logv[i].kind == 'D') {
@@ -437,7 +461,7 @@ static void bound_objects(void **state) {
     reg_new(&ev_bound, &comm_a, "true", MPITEV_CB_REQUIRE_NONE, 1, 0);
     MPITEV_RAISE(&ev_bound, &src, &comm_b, MPITEV_CB_REQUIRE_NONE, &(struct msg){ 1, 1, 1 });
     MPITEV_RAISE(&ev_bound, &src, &comm_a, MPITEV_CB_REQUIRE_NONE, &(struct msg){ 2, 2, 2 });
-    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 1);
+    assert_int_equal(drain_n(&src, -1, MPITEV_CB_REQUIRE_NONE), 1);
     assert_int_equal(logv[0].value, 2);
 }
 
@@ -445,48 +469,54 @@ static void payload_too_large(void **state) {
     (void)state;
     mpitev_source_desc d = { .name = "small", .ordering = MPITEV_SOURCE_ORDERED, .buffer_capacity = 4,
                              .buffer_record_size = 8 };
-    OK(mpitev_source_declare(&src, &d));
+    declare_fresh(&src, &d);
     assert_int_equal(src.mpitev__buf_record_size, 8);
     reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 1, 1);
     raise_seq(&ev, &src, 1);
     MPITEV_RAISE(&ev, &src, NULL, MPITEV_CB_REQUIRE_NONE, NULL); /* fine w/o payload too */
     /* Nothing to deliver, but the drain reports the losses at its end. */
-    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 0);
+    assert_int_equal(drain_n(&src, -1, MPITEV_CB_REQUIRE_NONE), 0);
     assert_true(nlog == 1 && logv[0].kind == 'D' && logv[0].value == 2);
 }
 
 static int nested_rc = 99;
-static void draining_cb(const mpitev_instance *i, mpitev_reg r, int s, void *u, mpitev_fnptr e) {
-    (void)i; (void)r; (void)u; (void)e;
-    nested_rc = mpitev_source_drain(&src, -1, s);
+static void draining_cb(const mpitev_instance *i, mpitev_reg r, int s, void *u) {
+    (void)i; (void)r; (void)u; nested_rc = drain_n(&src, -1, s);
     log_add('E', 0, 0, 0, 0, s);
 }
 static void nested_drain_loses_claim(void **state) {
     (void)state;
     declare_src(&src, "s", MPITEV_SOURCE_ORDERED, 8, 0);
     mpitev_reg r;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, &(mpitev_kv){ "mpitev_buffered", "true" }, 1, &r));
-    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, draining_cb, NULL, NULL, NULL, 0));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, &(mpitev_kv){ "mpitev_buffered", "true" }, 1, &r));
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, draining_cb, NULL, NULL, 0));
     raise_seq(&ev, &src, 1);
     raise_seq(&ev, &src, 2);
-    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 2);
+    assert_int_equal(drain_n(&src, -1, MPITEV_CB_REQUIRE_NONE), 2);
     assert_int_equal(nested_rc, 0);
 }
 
 static void bad_arguments(void **state) {
     (void)state;
-    assert_int_equal(mpitev_source_drain(NULL, -1, 0), -MPITEV_ERR_INVALID_ARG);
+    /* Errors are status codes (no negative returns); the count is written (0) where
+     * asked for, NULL is allowed. */
+    int n = -1;
+    assert_int_equal(mpitev_source_drain(NULL, -1, 0, &n), MPITEV_ERR_INVALID_ARG);
+    assert_int_equal(n, 0);
     mpitev_source undeclared;
     memset(&undeclared, 0, sizeof undeclared);
-    assert_int_equal(mpitev_source_drain(&undeclared, -1, 0), -MPITEV_ERR_INVALID_ARG);
+    assert_int_equal(mpitev_source_drain(&undeclared, -1, 0, NULL), MPITEV_ERR_INVALID_ARG);
     declare_src(&src, "s", MPITEV_SOURCE_ORDERED, 8, 0);
-    assert_int_equal(mpitev_source_drain(&src, -1, -1), -MPITEV_ERR_INVALID_ARG);
-    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_LEVELS), -MPITEV_ERR_INVALID_ARG);
+    assert_int_equal(mpitev_source_drain(&src, -1, -1, NULL), MPITEV_ERR_INVALID_ARG);
+    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_LEVELS, &n), MPITEV_ERR_INVALID_ARG);
+    OK(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE, NULL));
     mpitev_source_desc d = { .name = "huge", .buffer_capacity = (1u << 24) + 1 };
     assert_int_equal(mpitev_source_declare(&src2, &d), MPITEV_ERR_INVALID_ARG);
-    assert_int_equal(mpitev_source_index(&src2), -1);
+    assert_int_equal(mpitev_source_index_of(&src2, &(int){ 0 }), MPITEV_ERR_INVALID_ARG);
     OK(mpitev_finalize());
-    assert_int_equal(mpitev_source_drain(&src, -1, 0), -MPITEV_ERR_NOT_INITIALIZED);
+    n = -1;
+    assert_int_equal(mpitev_source_drain(&src, -1, 0, &n), MPITEV_ERR_NOT_INITIALIZED);
+    assert_int_equal(n, 0);
 }
 
 /* Drop reporting at batch boundaries (ordered: the drain checks for drops where it
@@ -499,16 +529,16 @@ static void drop_reported_exactly_at_mark(void **state) {
     (void)state;
     for (int ordering = 0; ordering < 2; ordering++) {
         mpitev_source *s = ordering ? &src2 : &src;
-        declare_src(s, ordering ? "u" : "o", ordering ? MPITEV_SOURCE_UNORDERED : MPITEV_SOURCE_ORDERED, 4, 0);
+        s = declare_src(s, ordering ? "u" : "o", ordering ? MPITEV_SOURCE_UNORDERED : MPITEV_SOURCE_ORDERED, 4, 0);
         mpitev_reg r = reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 1, 1);
         for (int i = 1; i <= 3; i++) raise_seq(&ev, s, 100 + i);
-        assert_int_equal(mpitev_source_drain(s, -1, MPITEV_CB_REQUIRE_NONE), 3);
+        assert_int_equal(drain_n(s, -1, MPITEV_CB_REQUIRE_NONE), 3);
         nlog = 0;
         for (int i = 1; i <= 5; i++) raise_seq(&ev, s, i);
-        assert_int_equal(mpitev_source_drain(s, 2, MPITEV_CB_REQUIRE_NONE), 2);
+        assert_int_equal(drain_n(s, 2, MPITEV_CB_REQUIRE_NONE), 2);
         raise_seq(&ev, s, 6);
         raise_seq(&ev, s, 7);
-        assert_int_equal(mpitev_source_drain(s, -1, MPITEV_CB_REQUIRE_NONE), 4);
+        assert_int_equal(drain_n(s, -1, MPITEV_CB_REQUIRE_NONE), 4);
         assert_int_equal(nlog, 7);
         static const char kinds[] = "EEEEDEE";
         static const int64_t values[] = { 1, 2, 3, 4, 1, 6, 7 };
@@ -516,32 +546,32 @@ static void drop_reported_exactly_at_mark(void **state) {
             assert_int_equal(logv[i].kind, kinds[i]);
             assert_int_equal(logv[i].value, values[i]);
         }
-        OK(mpitev_reg_free(r, NULL, NULL, NULL));
+        OK(mpitev_reg_free(r, NULL, NULL));
     }
 }
 
 /* A callback replacing its registration's callback: the next record (same set, so the
  * drain's cached delivery) already goes to the new one. */
 static mpitev_reg self_reg;
-static void switching_cb(const mpitev_instance *i, mpitev_reg r, int safety, void *ud, mpitev_fnptr e) {
-    ev_cb(i, r, safety, ud, e);
-    OK(mpitev_reg_set_callback(self_reg, MPITEV_CB_REQUIRE_NONE, ev_cb, (void *)(intptr_t)2, NULL, NULL, 0));
+static void switching_cb(const mpitev_instance *i, mpitev_reg r, int safety, void *ud) {
+    ev_cb(i, r, safety, ud);
+    OK(mpitev_reg_set_callback(self_reg, MPITEV_CB_REQUIRE_NONE, ev_cb, (void *)(intptr_t)2, NULL, 0));
 }
 static void callback_replaced_inside_callback(void **state) {
     (void)state;
     for (int ordering = 0; ordering < 2; ordering++) {
         mpitev_source *s = ordering ? &src2 : &src;
-        declare_src(s, ordering ? "u" : "o", ordering ? MPITEV_SOURCE_UNORDERED : MPITEV_SOURCE_ORDERED, 8, 0);
+        s = declare_src(s, ordering ? "u" : "o", ordering ? MPITEV_SOURCE_UNORDERED : MPITEV_SOURCE_ORDERED, 8, 0);
         mpitev_reg r;
-        OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, &(mpitev_kv){ "mpitev_buffered", "true" }, 1, &r));
-        OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, ev_cb, (void *)(intptr_t)1, NULL, NULL, 0));
+        OK(mpitev_reg_alloc(tindex(&ev), NULL, &(mpitev_kv){ "mpitev_buffered", "true" }, 1, &r));
+        OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, ev_cb, (void *)(intptr_t)1, NULL, 0));
         self_reg = r;
         nlog = 0;
         for (int i = 1; i <= 2; i++) raise_seq(&ev, s, i);
-        assert_int_equal(mpitev_source_drain(s, -1, MPITEV_CB_REQUIRE_NONE), 2); /* fills the cache */
-        OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, switching_cb, (void *)(intptr_t)3, NULL, NULL, 0));
+        assert_int_equal(drain_n(s, -1, MPITEV_CB_REQUIRE_NONE), 2); /* fills the cache */
+        OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, switching_cb, (void *)(intptr_t)3, NULL, 0));
         for (int i = 3; i <= 5; i++) raise_seq(&ev, s, i);
-        assert_int_equal(mpitev_source_drain(s, -1, MPITEV_CB_REQUIRE_NONE), 3);
+        assert_int_equal(drain_n(s, -1, MPITEV_CB_REQUIRE_NONE), 3);
         assert_int_equal(nlog, 5);
         static const int tags[] = { 1, 1, 3, 2, 2 };
         for (int i = 0; i < 5; i++) {
@@ -549,33 +579,33 @@ static void callback_replaced_inside_callback(void **state) {
             assert_int_equal(logv[i].value, i + 1);
             assert_int_equal(logv[i].tag, tags[i]);
         }
-        OK(mpitev_reg_free(r, NULL, NULL, NULL));
+        OK(mpitev_reg_free(r, NULL, NULL));
     }
 }
 
 /* A callback freeing its own registration: the next records are not delivered; they
  * are counted and reported by the free completion, before the free callback. */
 static int free_rc;
-static void freeing_cb(const mpitev_instance *i, mpitev_reg r, int safety, void *ud, mpitev_fnptr e) {
-    ev_cb(i, r, safety, ud, e);
+static void freeing_cb(const mpitev_instance *i, mpitev_reg r, int safety, void *ud) {
+    ev_cb(i, r, safety, ud);
     /* No assertion here (a failure would leave the drain mid-record): checked after. */
-    if (mpitev_reg_is_valid(r)) free_rc = mpitev_reg_free(r, (void *)(intptr_t)1, free_cb, NULL);
+    if (mpitev_reg_check(r) == MPITEV_SUCCESS) free_rc = mpitev_reg_free(r, (void *)(intptr_t)1, free_cb);
 }
 static void reg_freed_inside_callback(void **state) {
     (void)state;
     for (int ordering = 0; ordering < 2; ordering++) {
         mpitev_source *s = ordering ? &src2 : &src;
-        declare_src(s, ordering ? "u" : "o", ordering ? MPITEV_SOURCE_UNORDERED : MPITEV_SOURCE_ORDERED, 8, 0);
+        s = declare_src(s, ordering ? "u" : "o", ordering ? MPITEV_SOURCE_UNORDERED : MPITEV_SOURCE_ORDERED, 8, 0);
         mpitev_reg r;
-        OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, &(mpitev_kv){ "mpitev_buffered", "true" }, 1, &r));
-        OK(mpitev_reg_set_dropped_handler(r, drop_cb, NULL));
-        OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, freeing_cb, (void *)(intptr_t)1, NULL, NULL, 0));
+        OK(mpitev_reg_alloc(tindex(&ev), NULL, &(mpitev_kv){ "mpitev_buffered", "true" }, 1, &r));
+        OK(mpitev_reg_set_dropped_handler(r, drop_cb));
+        OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, freeing_cb, (void *)(intptr_t)1, NULL, 0));
         nlog = 0;
         free_rc = -1;
         for (int i = 1; i <= 4; i++) raise_seq(&ev, s, i);
-        assert_int_equal(mpitev_source_drain(s, -1, MPITEV_CB_REQUIRE_NONE), 1);
+        assert_int_equal(drain_n(s, -1, MPITEV_CB_REQUIRE_NONE), 1);
         OK(free_rc);
-        mpitev_progress(MPITEV_CB_REQUIRE_NONE);
+        mpitev_progress(MPITEV_CB_REQUIRE_NONE, NULL);
         assert_int_equal(nlog, 3);
         assert_true(logv[0].kind == 'E' && logv[0].value == 1);
         assert_true(logv[1].kind == 'D' && logv[1].value == 3);
@@ -589,22 +619,22 @@ static void reg_freed_inside_callback(void **state) {
  * reportable, and must be reported before E2 reaches X or Y. */
 static mpitev_reg reg_x;
 static int y_calls;
-static void y_cb(const mpitev_instance *i, mpitev_reg r, int safety, void *ud, mpitev_fnptr e) {
-    ev_cb(i, r, safety, ud, e);
+static void y_cb(const mpitev_instance *i, mpitev_reg r, int safety, void *ud) {
+    ev_cb(i, r, safety, ud);
     if (y_calls++ == 0)
-        OK(mpitev_reg_set_callback(reg_x, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, ev_cb, (void *)(intptr_t)3, NULL, NULL, 0));
+        OK(mpitev_reg_set_callback(reg_x, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, ev_cb, (void *)(intptr_t)3, NULL, 0));
 }
 static void drain_drop_reported_before_next(void **state) {
     (void)state;
     declare_src(&src, "o", MPITEV_SOURCE_ORDERED, 8, 0);
     reg_x = reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 1, 1);
     mpitev_reg y;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, &(mpitev_kv){ "mpitev_buffered", "true" }, 1, &y));
-    OK(mpitev_reg_set_callback(y, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, y_cb, (void *)(intptr_t)2, NULL, NULL, 0));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, &(mpitev_kv){ "mpitev_buffered", "true" }, 1, &y));
+    OK(mpitev_reg_set_callback(y, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, y_cb, (void *)(intptr_t)2, NULL, 0));
     y_calls = 0;
     nlog = 0;
     for (int i = 1; i <= 3; i++) raise_seq(&ev, &src, i);
-    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE), 5);
+    assert_int_equal(drain_n(&src, -1, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE), 5);
     static const char kinds[] = "EDEEEE";
     static const int tags[] = { 2, 3, 3, 2, 3, 2 };
     static const int64_t values[] = { 1, 1, 2, 2, 3, 3 };
@@ -621,8 +651,8 @@ static void drain_drop_reported_before_next(void **state) {
  * level) is reported before the next record raised after it (the producer tags that
  * record), not at the end of the drain. */
 static mpitev_reg reg_imm;
-static void raising_cb(const mpitev_instance *i, mpitev_reg r, int safety, void *ud, mpitev_fnptr e) {
-    ev_cb(i, r, safety, ud, e);
+static void raising_cb(const mpitev_instance *i, mpitev_reg r, int safety, void *ud) {
+    ev_cb(i, r, safety, ud);
     struct msg m;
     OK(mpitev_instance_copy(i, &m));
     if (m.seq == 1) { /* raise 2 (x drops it) and 3 on the same source, from the callback */
@@ -635,11 +665,11 @@ static void mpsc_drop_tagged_before_next(void **state) {
     declare_src(&src, "u", MPITEV_SOURCE_UNORDERED, 8, 0);
     reg_imm = reg_new(&ev, NULL, "false", MPITEV_CB_REQUIRE_NONE, 1, 1); /* immediate, NONE only */
     mpitev_reg y;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, &(mpitev_kv){ "mpitev_buffered", "true" }, 1, &y));
-    OK(mpitev_reg_set_callback(y, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, raising_cb, (void *)(intptr_t)2, NULL, NULL, 0));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, &(mpitev_kv){ "mpitev_buffered", "true" }, 1, &y));
+    OK(mpitev_reg_set_callback(y, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, raising_cb, (void *)(intptr_t)2, NULL, 0));
     MPITEV_RAISE(&ev, &src, NULL, MPITEV_CB_REQUIRE_NONE, &(struct msg){ 1, 7, 1 }); /* x gets it now */
     nlog = 0;
-    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 3);
+    assert_int_equal(drain_n(&src, -1, MPITEV_CB_REQUIRE_NONE), 3);
     /* y: 1, 2; then x's drops (2 and 3, both raised before the drain reaches 3; tag 1:
      * x's callback's user_data); then y: 3. */
     static const char kinds[] = "EEDE";
@@ -657,9 +687,8 @@ static void mpsc_drop_tagged_before_next(void **state) {
  * cache follows the record's set word. */
 static int64_t seen_ts[16];
 static int seen_payload[16], seen_tag[16], nseen;
-static void probe_cb(const mpitev_instance *i, mpitev_reg r, int safety, void *ud, mpitev_fnptr e) {
-    (void)r; (void)safety; (void)e;
-    struct msg m;
+static void probe_cb(const mpitev_instance *i, mpitev_reg r, int safety, void *ud) {
+    (void)r; (void)safety; struct msg m;
     int64_t ts = -1;
     OK(mpitev_instance_timestamp(i, &ts));
     int rc = mpitev_instance_copy(i, &m);
@@ -673,22 +702,22 @@ static void cache_follows_sets(void **state) {
     (void)state;
     declare_src(&src, "o", MPITEV_SOURCE_ORDERED, 16, 0);
     mpitev_reg a, b, c;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, &(mpitev_kv){ "mpitev_buffered", "true" }, 1, &a));
-    OK(mpitev_reg_set_callback(a, MPITEV_CB_REQUIRE_NONE, probe_cb, (void *)(intptr_t)1, NULL, NULL, 0));
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev_forced), NULL, NULL, 0, &c));
-    OK(mpitev_reg_set_callback(c, MPITEV_CB_REQUIRE_NONE, probe_cb, (void *)(intptr_t)3, NULL, NULL, 0));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, &(mpitev_kv){ "mpitev_buffered", "true" }, 1, &a));
+    OK(mpitev_reg_set_callback(a, MPITEV_CB_REQUIRE_NONE, probe_cb, (void *)(intptr_t)1, NULL, 0));
+    OK(mpitev_reg_alloc(tindex(&ev_forced), NULL, NULL, 0, &c));
+    OK(mpitev_reg_set_callback(c, MPITEV_CB_REQUIRE_NONE, probe_cb, (void *)(intptr_t)3, NULL, 0));
     nseen = 0;
     raise_seq(&ev, &src, 1);                                            /* set {a} */
     clock_value = 20;
     MPITEV_RAISE(&ev, &src, NULL, MPITEV_CB_REQUIRE_NONE, NULL);        /* {a}, no payload */
     raise_seq(&ev_forced, &src, 3);                                     /* {c} */
     raise_seq(&ev, &src, 4);                                            /* {a} */
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, &(mpitev_kv){ "mpitev_buffered", "true" }, 1, &b));
-    OK(mpitev_reg_set_callback(b, MPITEV_CB_REQUIRE_NONE, probe_cb, (void *)(intptr_t)2, NULL, NULL, 0));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, &(mpitev_kv){ "mpitev_buffered", "true" }, 1, &b));
+    OK(mpitev_reg_set_callback(b, MPITEV_CB_REQUIRE_NONE, probe_cb, (void *)(intptr_t)2, NULL, 0));
     raise_seq(&ev, &src, 5);                                            /* {a, b} */
     raise_seq(&ev_forced, &src, 6);                                     /* {c} */
     raise_seq(&ev, &src, 7);                                            /* {a, b} */
-    assert_int_equal(mpitev_source_drain(&src, -1, MPITEV_CB_REQUIRE_NONE), 9);
+    assert_int_equal(drain_n(&src, -1, MPITEV_CB_REQUIRE_NONE), 9);
     assert_int_equal(nseen, 9);
     static const int payload[] = { 1, -1, 3, 4, 5, 5, 6, 7, 7 };
     static const int tag[] = { 1, 1, 3, 1, 1, 2, 3, 1, 2 };
@@ -707,13 +736,13 @@ static void tsc_clock(void **state) {
     assert_true(c->ticks_per_second > 1000000);
     assert_non_null(c->now);
     mpitev_source_desc d = { .name = "tsc", .clock = c };
-    OK(mpitev_source_declare(&src, &d));
+    declare_fresh(&src, &d);
     mpitev_source_info info;
-    OK(mpitev_source_get_info(mpitev_source_index(&src), &info));
+    OK(mpitev_source_get_info(sindex(&src), &info));
     assert_true(info.ticks_per_second == c->ticks_per_second);
     int64_t a, b;
-    OK(mpitev_source_get_timestamp(mpitev_source_index(&src), &a));
-    OK(mpitev_source_get_timestamp(mpitev_source_index(&src), &b));
+    OK(mpitev_source_get_timestamp(sindex(&src), &a));
+    OK(mpitev_source_get_timestamp(sindex(&src), &b));
     assert_true(b >= a);
 }
 

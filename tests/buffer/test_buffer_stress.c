@@ -37,6 +37,7 @@
 #include <string.h>
 #include <time.h>
 #include <cmocka.h>
+#include "../api_helpers.h"
 
 #define NPROD 2
 #define NDRAIN 2
@@ -48,9 +49,9 @@ static int rounds = 30, raises = 4000;
 
 struct payload { int32_t producer; int32_t pad; int64_t seq; };
 static const mpitev_element elems[] = {
-    MPITEV_ELEMENT_OF(struct payload, producer, MPITEV_INT32),
-    MPITEV_ELEMENT_OF(struct payload, pad, MPITEV_INT32),
-    MPITEV_ELEMENT_OF(struct payload, seq, MPITEV_INT64),
+    MPITEV_ELEMENT_OF(struct payload, producer, MPITEV_DTYPE_INT32),
+    MPITEV_ELEMENT_OF(struct payload, pad, MPITEV_DTYPE_INT32),
+    MPITEV_ELEMENT_OF(struct payload, seq, MPITEV_DTYPE_INT64),
 };
 static mpitev_type ev;
 static mpitev_source osrc[NPROD], usrc;
@@ -72,15 +73,14 @@ static void violation(regctx *c, const char *what) {
     if (atomic_fetch_add(&c->violations, 1) == 0) fprintf(stderr, "violation: %s\n", what);
 }
 
-static void on_event(const mpitev_instance *i, mpitev_reg r, int safety, void *ud, mpitev_fnptr e) {
-    (void)r; (void)safety; (void)e;
-    regctx *c = (regctx *)ud;
+static void on_event(const mpitev_instance *i, mpitev_reg r, int safety, void *ud) {
+    (void)r; (void)safety; regctx *c = (regctx *)ud;
     atomic_fetch_add(&c->in_cb, 1);
     if (atomic_load(&c->freed)) violation(c, "event after free callback");
     struct payload p;
     int s = -1;
     if (mpitev_instance_copy(i, &p) || mpitev_instance_source(i, &s)) violation(c, "accessor");
-    int slot = s == mpitev_source_index(&usrc) ? NPROD : s - mpitev_source_index(&osrc[0]);
+    int slot = s == sindex(&usrc) ? NPROD : s - sindex(&osrc[0]);
     if (slot < 0 || slot >= NSRC || p.producer < 0 || p.producer >= NPROD) violation(c, "source/producer");
     else {
         if (p.seq <= c->last[slot][p.producer]) violation(c, "order");
@@ -89,18 +89,16 @@ static void on_event(const mpitev_instance *i, mpitev_reg r, int safety, void *u
     atomic_fetch_add(&c->delivered, 1);
     atomic_fetch_sub(&c->in_cb, 1);
 }
-static void on_dropped(mpitev_count_t n, mpitev_reg r, int si, int safety, void *ud, mpitev_fnptr e) {
-    (void)r; (void)si; (void)safety; (void)e;
-    regctx *c = (regctx *)ud;
+static void on_dropped(mpitev_count_t n, mpitev_reg r, int si, int safety, void *ud) {
+    (void)r; (void)si; (void)safety; regctx *c = (regctx *)ud;
     if (!c) return;
     atomic_fetch_add(&c->in_cb, 1);
     if (atomic_load(&c->freed)) violation(c, "drop report after free callback");
     atomic_fetch_add(&c->dropped, (long)n);
     atomic_fetch_sub(&c->in_cb, 1);
 }
-static void on_free(mpitev_reg r, int safety, void *ud, mpitev_fnptr e) {
-    (void)r; (void)safety; (void)e;
-    regctx *c = (regctx *)ud;
+static void on_free(mpitev_reg r, int safety, void *ud) {
+    (void)r; (void)safety; regctx *c = (regctx *)ud;
     if (atomic_load(&c->in_cb)) violation(c, "free callback concurrent with a callback");
     if (atomic_fetch_add(&c->freed, 1) != 0) violation(c, "free callback twice");
 }
@@ -110,10 +108,10 @@ static void reg_make(regctx *c, int k) {
     for (int s = 0; s < NSRC; s++)
         for (int p = 0; p < NPROD; p++) c->last[s][p] = -1;
     mpitev_kv kv = { "mpitev_buffered", "true" };
-    assert_int_equal(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, &kv, 1, &c->reg), MPITEV_SUCCESS);
-    assert_int_equal(mpitev_reg_set_dropped_handler(c->reg, on_dropped, NULL), MPITEV_SUCCESS);
+    assert_int_equal(mpitev_reg_alloc(tindex(&ev), NULL, &kv, 1, &c->reg), MPITEV_SUCCESS);
+    assert_int_equal(mpitev_reg_set_dropped_handler(c->reg, on_dropped), MPITEV_SUCCESS);
     int level = (k & 1) ? MPITEV_CB_REQUIRE_NONE : MPITEV_CB_REQUIRE_THREAD_SAFE;
-    assert_int_equal(mpitev_reg_set_callback(c->reg, level, on_event, c, NULL, NULL, 0), MPITEV_SUCCESS);
+    assert_int_equal(mpitev_reg_set_callback(c->reg, level, on_event, c, NULL, 0), MPITEV_SUCCESS);
 }
 
 static void *producer(void *arg) {
@@ -138,8 +136,8 @@ static void *drainer(void *arg) {
     int d = (int)(intptr_t)arg, it = 0;
     while (!atomic_load(&stop_drainers)) {
         int level = ((it++ + d) & 1) ? MPITEV_CB_REQUIRE_THREAD_SAFE : MPITEV_CB_REQUIRE_NONE;
-        int n = mpitev_source_drain(&usrc, 16, level);
-        for (int p = 0; p < NPROD; p++) n += mpitev_source_drain(&osrc[p], 16, level);
+        int n = drain_n(&usrc, 16, level);
+        for (int p = 0; p < NPROD; p++) n += drain_n(&osrc[p], 16, level);
         if (n < 0) atomic_fetch_add(&total_violations, 1);
         if (n == 0) sched_yield();
     }
@@ -192,8 +190,7 @@ static void stress(void **state) {
         while (atomic_load(&producers_done) < NPROD) {
             if (single) {
                 /* Same callback, new callback set: the drains' caches go stale. */
-                assert_int_equal(mpitev_reg_set_callback(exact[0].reg, MPITEV_CB_REQUIRE_NONE, on_event, &exact[0],
-                                                         NULL, NULL, 0), MPITEV_SUCCESS);
+                assert_int_equal(mpitev_reg_set_callback(exact[0].reg, MPITEV_CB_REQUIRE_NONE, on_event, &exact[0], NULL, 0), MPITEV_SUCCESS);
             } else if (nchurn < NCHURN_MAX) {
                 regctx *c = &churn[nchurn];
                 long f0 = sum(finished);
@@ -201,7 +198,7 @@ static void stress(void **state) {
                 long s1 = sum(started);
                 sched_yield();
                 long f2 = sum(finished);
-                assert_int_equal(mpitev_reg_free(c->reg, c, on_free, NULL), MPITEV_SUCCESS);
+                assert_int_equal(mpitev_reg_free(c->reg, c, on_free), MPITEV_SUCCESS);
                 long s3 = sum(started);
                 c->lo = f2 > s1 ? f2 - s1 : 0;
                 c->hi = s3 - f0;
@@ -210,14 +207,14 @@ static void stress(void **state) {
             sched_yield();
         }
         for (int k = 0; k < nexact; k++)
-            assert_int_equal(mpitev_reg_free(exact[k].reg, &exact[k], on_free, NULL), MPITEV_SUCCESS);
+            assert_int_equal(mpitev_reg_free(exact[k].reg, &exact[k], on_free), MPITEV_SUCCESS);
         /* Wait for every free callback (the drainers run the completions). */
         for (int spin = 0;; spin++) {
             int pending = 0;
             for (int k = 0; k < nexact; k++) pending += !atomic_load(&exact[k].freed);
             for (int k = 0; k < nchurn; k++) pending += !atomic_load(&churn[k].freed);
             if (!pending) break;
-            mpitev_progress(MPITEV_CB_REQUIRE_NONE);
+            mpitev_progress(MPITEV_CB_REQUIRE_NONE, NULL);
             if (spin > 2000000) fail_msg("free callbacks never ran");
             sched_yield();
         }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "../api_helpers.h"
 
 #define OK(expr) assert_int_equal((expr), MPITEV_SUCCESS)
 
@@ -31,8 +32,8 @@ struct pair {
     int64_t b;
 };
 static const mpitev_element pair_elems[] = {
-    MPITEV_ELEMENT_OF(struct pair, a, MPITEV_INT32),
-    MPITEV_ELEMENT_OF(struct pair, b, MPITEV_INT64),
+    MPITEV_ELEMENT_OF(struct pair, a, MPITEV_DTYPE_INT32),
+    MPITEV_ELEMENT_OF(struct pair, b, MPITEV_DTYPE_INT64),
 };
 
 static inline mpitev_type_desc pair_desc(const char *name, int bind) {
@@ -56,15 +57,18 @@ static inline mpitev_source_desc src_desc(const char *name, int ordering, const 
     return d;
 }
 
-/* Fresh registry for each test: teardown finalizes and checks it really went away. */
+/* Each test starts initialised with no registration; teardown finalizes (which frees
+ * every registration) until the registry is down. Declarations persist across tests
+ * (they live for the process): fixtures declare static objects with equal descriptors
+ * (a no-op after the first time) or objects with names of their own. */
 static inline int core_setup(void **state) {
     (void)state;
-    if (mpitev_initialized()) return -1;
+    if (is_initialized()) return -1;
     return mpitev_init() == MPITEV_SUCCESS ? 0 : -1;
 }
 static inline int core_teardown(void **state) {
     (void)state;
-    while (mpitev_initialized())
+    while (is_initialized())
         if (mpitev_finalize() != MPITEV_SUCCESS) return -1;
     return 0;
 }
@@ -91,8 +95,7 @@ typedef struct rec_ud {
     recorder *rec;
 } rec_ud;
 
-static inline void rec_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud, mpitev_fnptr ext) {
-    (void)ext;
+static inline void rec_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud) {
     rec_ud *u = (rec_ud *)ud;
     assert_non_null(u);
     assert_true(u->rec->n < REC_MAX);
@@ -107,8 +110,8 @@ static inline void rec_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_sa
 }
 
 /* Like rec_cb but also reads a struct pair payload (copy). */
-static inline void rec_pair_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud, mpitev_fnptr ext) {
-    rec_cb(inst, reg, cb_safety, ud, ext);
+static inline void rec_pair_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud) {
+    rec_cb(inst, reg, cb_safety, ud);
     rec_ud *u = (rec_ud *)ud;
     OK(mpitev_instance_copy(inst, &u->rec->calls[u->rec->n - 1].p));
 }

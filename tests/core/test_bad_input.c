@@ -25,8 +25,11 @@ static void null_declarations(void **state) {
     assert_int_equal(mpitev_type_declare(NULL, NULL), MPITEV_ERR_INVALID_ARG);
     assert_int_equal(mpitev_source_declare(NULL, &sd), MPITEV_ERR_INVALID_ARG);
     assert_int_equal(mpitev_source_declare(&s, NULL), MPITEV_ERR_INVALID_ARG);
-    assert_int_equal(mpitev_type_index(NULL), -1);
-    assert_int_equal(mpitev_source_index(NULL), -1);
+    assert_int_equal(mpitev_type_index_of(NULL, &(int){ 0 }), MPITEV_ERR_INVALID_ARG);
+    assert_int_equal(mpitev_source_index_of(NULL, &(int){ 0 }), MPITEV_ERR_INVALID_ARG);
+    assert_int_equal(mpitev_type_index_of(&ev, NULL), MPITEV_ERR_INVALID_ARG);
+    assert_int_equal(mpitev_source_index_of(&src, NULL), MPITEV_ERR_INVALID_ARG);
+    assert_int_equal(mpitev_initialized(NULL), MPITEV_ERR_INVALID_ARG);
     int n;
     OK(mpitev_type_get_num(&n));
     assert_int_equal(n, 1);
@@ -42,6 +45,7 @@ static void null_queries(void **state) {
     assert_int_equal(mpitev_type_get_index(NULL, &idx), MPITEV_ERR_INVALID_NAME);
     assert_int_equal(mpitev_type_get_index("ev", NULL), MPITEV_ERR_INVALID_ARG);
     assert_int_equal(mpitev_type_get_index("", &idx), MPITEV_ERR_INVALID_NAME);
+    assert_int_equal(mpitev_type_get_default_info(0, NULL, NULL), MPITEV_ERR_INVALID_ARG);
     assert_int_equal(idx, -3);
     assert_int_equal(mpitev_source_get_num(NULL), MPITEV_ERR_INVALID_ARG);
     assert_int_equal(mpitev_source_get_info(0, NULL), MPITEV_ERR_INVALID_ARG);
@@ -67,17 +71,22 @@ static void null_registration_args(void **state) {
     assert_int_equal(mpitev_reg_callback_get_info(r, 0, NULL, NULL), MPITEV_ERR_INVALID_ARG);
     assert_int_equal(mpitev_reg_set_info(r, NULL, 1), MPITEV_ERR_INVALID_ARG);
     assert_int_equal(mpitev_reg_callback_set_info(r, 0, NULL, 1), MPITEV_ERR_INVALID_ARG);
-    assert_int_equal(mpitev_reg_set_callback(r, 0, NULL, NULL, NULL, NULL, 1), MPITEV_ERR_INVALID_ARG);
+    assert_int_equal(mpitev_reg_set_callback(r, 0, NULL, NULL, NULL, 1), MPITEV_ERR_INVALID_ARG);
     /* NULL function pointers mean "remove"/"none": accepted. */
-    OK(mpitev_reg_set_callback(r, 0, NULL, NULL, NULL, NULL, 0));
-    OK(mpitev_reg_set_dropped_handler(r, NULL, NULL));
+    OK(mpitev_reg_set_callback(r, 0, NULL, NULL, NULL, 0));
+    OK(mpitev_reg_set_dropped_handler(r, NULL));
     OK(mpitev_reg_get_info(r, visit, NULL)); /* NULL ctx is the visitor's business */
-    OK(mpitev_reg_free(r, NULL, NULL, NULL));
+    OK(mpitev_reg_free(r, NULL, NULL));
     /* NULL handle value. */
     assert_int_equal(mpitev_reg_get_type(MPITEV_REG_NULL, NULL), MPITEV_ERR_INVALID_HANDLE);
-    assert_int_equal(mpitev_reg_free(MPITEV_REG_NULL, NULL, NULL, NULL), MPITEV_ERR_INVALID_HANDLE);
-    assert_int_equal(mpitev_progress(-1), 0);
-    assert_int_equal(mpitev_progress(MPITEV_CB_LEVELS), 0);
+    assert_int_equal(mpitev_reg_free(MPITEV_REG_NULL, NULL, NULL), MPITEV_ERR_INVALID_HANDLE);
+    assert_int_equal(mpitev_reg_check(MPITEV_REG_NULL), MPITEV_ERR_INVALID_HANDLE);
+    /* Bad safety levels are errors now (no count of 0 that hides them); the count is
+     * still written (0) where asked for. */
+    int n = -1;
+    assert_int_equal(mpitev_progress(-1, &n), MPITEV_ERR_INVALID_ARG);
+    assert_int_equal(n, 0);
+    assert_int_equal(mpitev_progress(MPITEV_CB_LEVELS, NULL), MPITEV_ERR_INVALID_ARG);
 }
 
 static void null_allocator_fields(void **state) {
@@ -89,9 +98,8 @@ static void null_allocator_fields(void **state) {
 
 /* ---- Instance accessors. ---- */
 static int checked;
-static void acc_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud, mpitev_fnptr ext) {
-    (void)reg; (void)cb_safety; (void)ud; (void)ext;
-    struct pair p = { 0, 0 };
+static void acc_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud) {
+    (void)reg; (void)cb_safety; (void)ud; struct pair p = { 0, 0 };
     int i;
     int64_t ts;
     assert_int_equal(mpitev_instance_read(inst, 2, &p), MPITEV_ERR_INVALID_INDEX);
@@ -128,7 +136,7 @@ static void instance_accessors(void **state) {
     assert_int_equal(mpitev_instance_type(&fake, &i), MPITEV_ERR_INVALID_HANDLE);
     mpitev_reg r;
     OK(mpitev_reg_alloc(0, NULL, NULL, 0, &r));
-    OK(mpitev_reg_set_callback(r, 0, acc_cb, NULL, NULL, NULL, 0));
+    OK(mpitev_reg_set_callback(r, 0, acc_cb, NULL, NULL, 0));
     checked = 0;
     MPITEV_RAISE(&ev, &src, NULL, MPITEV_CB_REQUIRE_NONE, &(struct pair){ 1, 99 });
     assert_int_equal(checked, 1);

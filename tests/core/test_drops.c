@@ -32,8 +32,7 @@ typedef struct logent {
 static logent lg[128];
 static int nlg;
 
-static void log_event(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud, mpitev_fnptr ext) {
-    (void)ext;
+static void log_event(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud) {
     assert_true(nlg < 128);
     logent *e = &lg[nlg++];
     e->kind = 'E';
@@ -43,9 +42,7 @@ static void log_event(const mpitev_instance *inst, mpitev_reg reg, int cb_safety
     e->count = 0;
     e->reg = reg.bits;
 }
-static void log_dropped(mpitev_count_t count, mpitev_reg reg, int source_index, int cb_safety, void *ud,
-                        mpitev_fnptr ext) {
-    (void)ext;
+static void log_dropped(mpitev_count_t count, mpitev_reg reg, int source_index, int cb_safety, void *ud) {
     assert_true(nlg < 128);
     logent *e = &lg[nlg++];
     e->kind = 'D';
@@ -56,10 +53,8 @@ static void log_dropped(mpitev_count_t count, mpitev_reg reg, int source_index, 
     e->reg = reg.bits;
 }
 static int other_dropped_calls;
-static void other_dropped(mpitev_count_t count, mpitev_reg reg, int source_index, int cb_safety, void *ud,
-                          mpitev_fnptr ext) {
-    (void)count; (void)reg; (void)source_index; (void)cb_safety; (void)ud; (void)ext;
-    other_dropped_calls++;
+static void other_dropped(mpitev_count_t count, mpitev_reg reg, int source_index, int cb_safety, void *ud) {
+    (void)count; (void)reg; (void)source_index; (void)cb_safety; (void)ud; other_dropped_calls++;
 }
 
 static int tag_lo = 10, tag_hi = 30;
@@ -67,10 +62,10 @@ static int tag_lo = 10, tag_hi = 30;
 /* Registration with callbacks at MPI_RESTRICTED (tag 10) and THREAD_SAFE (tag 30). */
 static mpitev_reg make_reg(mpitev_type *t, mpitev_dropped_cb dropped) {
     mpitev_reg r;
-    OK(mpitev_reg_alloc(mpitev_type_index(t), NULL, NULL, 0, &r));
-    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_THREAD_SAFE, log_event, &tag_hi, NULL, NULL, 0));
-    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_MPI_RESTRICTED, log_event, &tag_lo, NULL, NULL, 0));
-    if (dropped) OK(mpitev_reg_set_dropped_handler(r, dropped, NULL));
+    OK(mpitev_reg_alloc(tindex(t), NULL, NULL, 0, &r));
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_THREAD_SAFE, log_event, &tag_hi, NULL, 0));
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_MPI_RESTRICTED, log_event, &tag_lo, NULL, 0));
+    if (dropped) OK(mpitev_reg_set_dropped_handler(r, dropped));
     return r;
 }
 
@@ -88,7 +83,7 @@ static void handler_before_next_instance(void **state) {
     assert_int_equal(lg[0].tag, tag_lo);
     assert_int_equal(lg[1].kind, 'D');
     assert_true(lg[1].count == 2);
-    assert_int_equal(lg[1].source, mpitev_source_index(&s0));
+    assert_int_equal(lg[1].source, sindex(&s0));
     assert_int_equal(lg[1].cb_safety, MPITEV_CB_REQUIRE_MPI_RESTRICTED);
     assert_int_equal(lg[1].tag, tag_lo); /* user_data of the callback chosen for that level */
     assert_true(lg[1].reg == r.bits);
@@ -122,19 +117,19 @@ static void drops_are_per_source(void **state) {
     MPITEV_RAISE(&ev, &s1, NULL, MPITEV_CB_REQUIRE_NONE, &cur);              /* s1: no report */
     assert_int_equal(nlg, 1);
     assert_int_equal(lg[0].kind, 'E');
-    assert_int_equal(lg[0].source, mpitev_source_index(&s1));
+    assert_int_equal(lg[0].source, sindex(&s1));
     MPITEV_RAISE(&ev, &s1, NULL, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, &cur); /* dropped on s1 */
     MPITEV_RAISE(&ev, &s1, NULL, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, &cur); /* dropped on s1 */
     MPITEV_RAISE(&ev, &s0, NULL, MPITEV_CB_REQUIRE_NONE, &cur);              /* s0: report 1 */
     assert_int_equal(nlg, 3);
     assert_int_equal(lg[1].kind, 'D');
-    assert_int_equal(lg[1].source, mpitev_source_index(&s0));
+    assert_int_equal(lg[1].source, sindex(&s0));
     assert_true(lg[1].count == 1);
     assert_int_equal(lg[2].kind, 'E');
     MPITEV_RAISE(&ev, &s1, NULL, MPITEV_CB_REQUIRE_NONE, &cur);              /* s1: report 2 */
     assert_int_equal(nlg, 5);
     assert_int_equal(lg[3].kind, 'D');
-    assert_int_equal(lg[3].source, mpitev_source_index(&s1));
+    assert_int_equal(lg[3].source, sindex(&s1));
     assert_true(lg[3].count == 2);
 }
 
@@ -158,12 +153,12 @@ static void report_waits_for_usable_level(void **state) {
     (void)state;
     nlg = 0;
     mpitev_reg ra;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &ra));
-    OK(mpitev_reg_set_callback(ra, MPITEV_CB_REQUIRE_MPI_RESTRICTED, log_event, &tag_lo, NULL, NULL, 0));
-    OK(mpitev_reg_set_dropped_handler(ra, log_dropped, NULL));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, NULL, 0, &ra));
+    OK(mpitev_reg_set_callback(ra, MPITEV_CB_REQUIRE_MPI_RESTRICTED, log_event, &tag_lo, NULL, 0));
+    OK(mpitev_reg_set_dropped_handler(ra, log_dropped));
     mpitev_reg rb;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev2), NULL, NULL, 0, &rb));
-    OK(mpitev_reg_set_callback(rb, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, log_event, &tag_hi, NULL, NULL, 0));
+    OK(mpitev_reg_alloc(tindex(&ev2), NULL, NULL, 0, &rb));
+    OK(mpitev_reg_set_callback(rb, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, log_event, &tag_hi, NULL, 0));
     MPITEV_RAISE(&ev, &s0, NULL, MPITEV_CB_REQUIRE_THREAD_SAFE, &cur);          /* ra drops */
     MPITEV_RAISE(&ev2, &s0, NULL, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, &cur);   /* rb gets it; ra cannot report at 3 */
     assert_int_equal(nlg, 1);
@@ -184,12 +179,12 @@ static void null_handler_stops_recording(void **state) {
     nlg = 0;
     mpitev_reg r = make_reg(&ev, log_dropped);
     MPITEV_RAISE(&ev, &s0, NULL, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, &cur); /* recorded */
-    OK(mpitev_reg_set_dropped_handler(r, NULL, NULL));                       /* forgotten */
+    OK(mpitev_reg_set_dropped_handler(r, NULL));                       /* forgotten */
     MPITEV_RAISE(&ev, &s0, NULL, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, &cur); /* not recorded */
     MPITEV_RAISE(&ev, &s0, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
     assert_int_equal(nlg, 1);
     assert_int_equal(lg[0].kind, 'E');
-    OK(mpitev_reg_set_dropped_handler(r, log_dropped, NULL));
+    OK(mpitev_reg_set_dropped_handler(r, log_dropped));
     MPITEV_RAISE(&ev, &s0, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
     assert_int_equal(nlg, 2);
     assert_int_equal(lg[1].kind, 'E'); /* nothing from before the new handler */
@@ -205,7 +200,7 @@ static void no_handler_no_recording(void **state) {
     nlg = 0;
     mpitev_reg r = make_reg(&ev, NULL);
     MPITEV_RAISE(&ev, &s0, NULL, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, &cur);
-    OK(mpitev_reg_set_dropped_handler(r, log_dropped, NULL));
+    OK(mpitev_reg_set_dropped_handler(r, log_dropped));
     MPITEV_RAISE(&ev, &s0, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
     assert_int_equal(nlg, 1);
     assert_int_equal(lg[0].kind, 'E');
@@ -217,7 +212,7 @@ static void replaced_handler_is_used(void **state) {
     other_dropped_calls = 0;
     mpitev_reg r = make_reg(&ev, log_dropped);
     MPITEV_RAISE(&ev, &s0, NULL, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, &cur);
-    OK(mpitev_reg_set_dropped_handler(r, other_dropped, NULL));
+    OK(mpitev_reg_set_dropped_handler(r, other_dropped));
     MPITEV_RAISE(&ev, &s0, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
     assert_int_equal(other_dropped_calls, 1);
     assert_int_equal(nlg, 1);
@@ -227,9 +222,8 @@ static void replaced_handler_is_used(void **state) {
 /* Drops not yet reported are reported when the registration's free completes, before
  * the free callback. */
 static int free_calls;
-static void on_free_log(mpitev_reg reg, int cb_safety, void *ud, mpitev_fnptr ext) {
-    (void)reg; (void)cb_safety; (void)ud; (void)ext;
-    free_calls++;
+static void on_free_log(mpitev_reg reg, int cb_safety, void *ud) {
+    (void)reg; (void)cb_safety; (void)ud; free_calls++;
     assert_true(nlg < 128);
     lg[nlg++].kind = 'F';
 }
@@ -239,22 +233,21 @@ static void drops_reported_at_free(void **state) {
     free_calls = 0;
     mpitev_reg r = make_reg(&ev, log_dropped);
     for (int i = 0; i < 5; i++) MPITEV_RAISE(&ev, &s1, NULL, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, &cur);
-    OK(mpitev_reg_free(r, NULL, on_free_log, NULL));
-    mpitev_progress(MPITEV_CB_REQUIRE_NONE);
+    OK(mpitev_reg_free(r, NULL, on_free_log));
+    mpitev_progress(MPITEV_CB_REQUIRE_NONE, NULL);
     assert_int_equal(free_calls, 1);
     assert_int_equal(nlg, 2);
     assert_int_equal(lg[0].kind, 'D');
     assert_true(lg[0].count == 5);
-    assert_int_equal(lg[0].source, mpitev_source_index(&s1));
+    assert_int_equal(lg[0].source, sindex(&s1));
     assert_int_equal(lg[1].kind, 'F');
 }
 
 /* ---- Nesting: a callback that raises. ---- */
 static int depth_calls[3];
 static mpitev_reg depth_reg;
-static void raising_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud, mpitev_fnptr ext) {
-    (void)inst; (void)reg; (void)cb_safety; (void)ext;
-    int level = *(int *)ud; /* 0: ev, 1: ev2, 2: ev3 */
+static void raising_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud) {
+    (void)inst; (void)reg; (void)cb_safety; int level = *(int *)ud; /* 0: ev, 1: ev2, 2: ev3 */
     depth_calls[level]++;
     if (level == 0) MPITEV_RAISE(&ev2, &s0, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
     if (level == 1) MPITEV_RAISE(&ev3, &s0, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
@@ -266,13 +259,13 @@ static void nested_raise_one_level(void **state) {
     nlg = 0;
     memset(depth_calls, 0, sizeof depth_calls);
     mpitev_reg r0, r1;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &r0));
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev2), NULL, NULL, 0, &r1));
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev3), NULL, NULL, 0, &depth_reg));
-    OK(mpitev_reg_set_callback(r0, MPITEV_CB_REQUIRE_NONE, raising_cb, &lvl[0], NULL, NULL, 0));
-    OK(mpitev_reg_set_callback(r1, MPITEV_CB_REQUIRE_NONE, raising_cb, &lvl[1], NULL, NULL, 0));
-    OK(mpitev_reg_set_callback(depth_reg, MPITEV_CB_REQUIRE_NONE, raising_cb, &lvl[2], NULL, NULL, 0));
-    OK(mpitev_reg_set_dropped_handler(depth_reg, log_dropped, NULL));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, NULL, 0, &r0));
+    OK(mpitev_reg_alloc(tindex(&ev2), NULL, NULL, 0, &r1));
+    OK(mpitev_reg_alloc(tindex(&ev3), NULL, NULL, 0, &depth_reg));
+    OK(mpitev_reg_set_callback(r0, MPITEV_CB_REQUIRE_NONE, raising_cb, &lvl[0], NULL, 0));
+    OK(mpitev_reg_set_callback(r1, MPITEV_CB_REQUIRE_NONE, raising_cb, &lvl[1], NULL, 0));
+    OK(mpitev_reg_set_callback(depth_reg, MPITEV_CB_REQUIRE_NONE, raising_cb, &lvl[2], NULL, 0));
+    OK(mpitev_reg_set_dropped_handler(depth_reg, log_dropped));
     MPITEV_RAISE(&ev, &s0, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
     assert_int_equal(depth_calls[0], 1);
     assert_int_equal(depth_calls[1], 1); /* raised from a callback: delivered */
@@ -288,16 +281,13 @@ static void nested_raise_one_level(void **state) {
 }
 
 static int self_calls;
-static void self_raising_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud, mpitev_fnptr ext) {
-    (void)inst; (void)reg; (void)cb_safety; (void)ud; (void)ext;
-    self_calls++;
+static void self_raising_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud) {
+    (void)inst; (void)reg; (void)cb_safety; (void)ud; self_calls++;
     MPITEV_RAISE(&ev, &s0, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
 }
 static mpitev_count_t self_dropped;
-static void count_dropped(mpitev_count_t count, mpitev_reg reg, int source_index, int cb_safety, void *ud,
-                          mpitev_fnptr ext) {
-    (void)reg; (void)source_index; (void)cb_safety; (void)ud; (void)ext;
-    self_dropped += count;
+static void count_dropped(mpitev_count_t count, mpitev_reg reg, int source_index, int cb_safety, void *ud) {
+    (void)reg; (void)source_index; (void)cb_safety; (void)ud; self_dropped += count;
 }
 
 static void recursive_raise_bounded(void **state) {
@@ -305,13 +295,13 @@ static void recursive_raise_bounded(void **state) {
     self_calls = 0;
     self_dropped = 0;
     mpitev_reg r;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &r));
-    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, self_raising_cb, NULL, NULL, NULL, 0));
-    OK(mpitev_reg_set_dropped_handler(r, count_dropped, NULL));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, NULL, 0, &r));
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, self_raising_cb, NULL, NULL, 0));
+    OK(mpitev_reg_set_dropped_handler(r, count_dropped));
     MPITEV_RAISE(&ev, &s0, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
     assert_int_equal(self_calls, MPITEV_MAX_DEPTH); /* top level and one nested */
-    OK(mpitev_reg_free(r, NULL, NULL, NULL));
-    mpitev_progress(MPITEV_CB_REQUIRE_NONE);
+    OK(mpitev_reg_free(r, NULL, NULL));
+    mpitev_progress(MPITEV_CB_REQUIRE_NONE, NULL);
     assert_true(self_dropped == 1);
 }
 
@@ -319,9 +309,8 @@ static void recursive_raise_bounded(void **state) {
  * handler is tool code, and would run one level deeper than MPITEV_MAX_DEPTH. */
 static int tool_level, deep_handler_calls, deep_handler_max_level, deep_events;
 static mpitev_count_t deep_dropped;
-static void level_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud, mpitev_fnptr ext) {
-    (void)inst; (void)reg; (void)cb_safety; (void)ext;
-    int level = *(int *)ud; /* 0: ev, 1: ev2, 2: ev3 */
+static void level_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud) {
+    (void)inst; (void)reg; (void)cb_safety; int level = *(int *)ud; /* 0: ev, 1: ev2, 2: ev3 */
     tool_level++;
     if (level == 0) MPITEV_RAISE(&ev2, &s0, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
     if (level == 1) { /* depth MPITEV_MAX_DEPTH: both too deep, the second sees drops pending */
@@ -331,10 +320,8 @@ static void level_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety,
     if (level == 2) deep_events++;
     tool_level--;
 }
-static void level_dropped(mpitev_count_t count, mpitev_reg reg, int source_index, int cb_safety, void *ud,
-                          mpitev_fnptr ext) {
-    (void)reg; (void)source_index; (void)cb_safety; (void)ud; (void)ext;
-    deep_handler_calls++;
+static void level_dropped(mpitev_count_t count, mpitev_reg reg, int source_index, int cb_safety, void *ud) {
+    (void)reg; (void)source_index; (void)cb_safety; (void)ud; deep_handler_calls++;
     if (tool_level > deep_handler_max_level) deep_handler_max_level = tool_level;
     deep_dropped += count;
 }
@@ -344,13 +331,13 @@ static void too_deep_raise_does_not_report_drops(void **state) {
     tool_level = deep_handler_calls = deep_handler_max_level = deep_events = 0;
     deep_dropped = 0;
     mpitev_reg r0, r1, r2;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &r0));
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev2), NULL, NULL, 0, &r1));
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev3), NULL, NULL, 0, &r2));
-    OK(mpitev_reg_set_callback(r0, MPITEV_CB_REQUIRE_NONE, level_cb, &lvl[0], NULL, NULL, 0));
-    OK(mpitev_reg_set_callback(r1, MPITEV_CB_REQUIRE_NONE, level_cb, &lvl[1], NULL, NULL, 0));
-    OK(mpitev_reg_set_callback(r2, MPITEV_CB_REQUIRE_NONE, level_cb, &lvl[2], NULL, NULL, 0));
-    OK(mpitev_reg_set_dropped_handler(r2, level_dropped, NULL));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, NULL, 0, &r0));
+    OK(mpitev_reg_alloc(tindex(&ev2), NULL, NULL, 0, &r1));
+    OK(mpitev_reg_alloc(tindex(&ev3), NULL, NULL, 0, &r2));
+    OK(mpitev_reg_set_callback(r0, MPITEV_CB_REQUIRE_NONE, level_cb, &lvl[0], NULL, 0));
+    OK(mpitev_reg_set_callback(r1, MPITEV_CB_REQUIRE_NONE, level_cb, &lvl[1], NULL, 0));
+    OK(mpitev_reg_set_callback(r2, MPITEV_CB_REQUIRE_NONE, level_cb, &lvl[2], NULL, 0));
+    OK(mpitev_reg_set_dropped_handler(r2, level_dropped));
     MPITEV_RAISE(&ev, &s0, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
     assert_int_equal(deep_events, 0);       /* both nested ev3 instances dropped */
     assert_int_equal(deep_handler_calls, 0); /* and not reported from too deep */

@@ -24,8 +24,7 @@ typedef struct free_rec {
     void *ud;
 } free_rec;
 static free_rec fr;
-static void on_free(mpitev_reg reg, int cb_safety, void *ud, mpitev_fnptr ext) {
-    (void)ext;
+static void on_free(mpitev_reg reg, int cb_safety, void *ud) {
     fr.calls++;
     fr.reg = reg.bits;
     fr.cb_safety = cb_safety;
@@ -39,14 +38,14 @@ static void free_callback_once(void **state) {
     memset(&fr, 0, sizeof fr);
     int token;
     mpitev_reg r;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &r));
-    OK(mpitev_reg_free(r, &token, on_free, NULL));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, NULL, 0, &r));
+    OK(mpitev_reg_free(r, &token, on_free));
     /* No raise in flight: completes at once. */
     assert_int_equal(fr.calls, 1);
     assert_ptr_equal(fr.ud, &token);
     assert_true(fr.reg == r.bits);
     assert_int_equal(fr.cb_safety, MPITEV_CB_REQUIRE_NONE);
-    assert_int_equal(mpitev_progress(MPITEV_CB_REQUIRE_NONE), 0);
+    assert_int_equal(progress_n(MPITEV_CB_REQUIRE_NONE), 0);
     OK(mpitev_finalize());
     OK(mpitev_init());
     assert_int_equal(fr.calls, 1); /* never again */
@@ -58,13 +57,13 @@ static void free_with_callbacks_stops_delivery(void **state) {
     recorder rec = { 0 };
     rec_ud u = { 1, &rec };
     mpitev_reg r;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &r));
-    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, rec_cb, &u, NULL, NULL, 0));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, NULL, 0, &r));
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, rec_cb, &u, NULL, 0));
     raise_ev();
-    OK(mpitev_reg_free(r, &u, on_free, NULL));
+    OK(mpitev_reg_free(r, &u, on_free));
     raise_ev();
     assert_int_equal(rec.n, 1);
-    mpitev_progress(MPITEV_CB_REQUIRE_NONE);
+    mpitev_progress(MPITEV_CB_REQUIRE_NONE, NULL);
     assert_int_equal(fr.calls, 1);
     assert_ptr_equal(fr.ud, &u);
     assert_true(fr.reg == r.bits);
@@ -73,13 +72,12 @@ static void free_with_callbacks_stops_delivery(void **state) {
 /* ---- A callback that frees its own registration. ---- */
 static int self_free_calls;
 static int self_free_rc;
-static void self_freeing_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud, mpitev_fnptr ext) {
-    (void)inst; (void)cb_safety; (void)ext;
-    self_free_calls++;
-    self_free_rc = mpitev_reg_free(reg, ud, on_free, NULL);
+static void self_freeing_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud) {
+    (void)inst; (void)cb_safety; self_free_calls++;
+    self_free_rc = mpitev_reg_free(reg, ud, on_free);
     assert_int_equal(fr.calls, 0); /* deferred: our own raise is in flight */
-    assert_int_equal(mpitev_reg_free(reg, ud, on_free, NULL), MPITEV_ERR_INVALID_HANDLE);
-    assert_int_equal(mpitev_reg_is_valid(reg), 0);
+    assert_int_equal(mpitev_reg_free(reg, ud, on_free), MPITEV_ERR_INVALID_HANDLE);
+    assert_int_equal(mpitev_reg_check(reg), MPITEV_ERR_INVALID_HANDLE);
 }
 
 static void callback_frees_itself(void **state) {
@@ -90,10 +88,10 @@ static void callback_frees_itself(void **state) {
     rec_ud u = { 2, &rec };
     int token;
     mpitev_reg r, other;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &r));
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &other));
-    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, self_freeing_cb, &token, NULL, NULL, 0));
-    OK(mpitev_reg_set_callback(other, MPITEV_CB_REQUIRE_NONE, rec_cb, &u, NULL, NULL, 0));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, NULL, 0, &r));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, NULL, 0, &other));
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, self_freeing_cb, &token, NULL, 0));
+    OK(mpitev_reg_set_callback(other, MPITEV_CB_REQUIRE_NONE, rec_cb, &u, NULL, 0));
     raise_ev();
     OK(self_free_rc);
     assert_int_equal(self_free_calls, 1);
@@ -102,12 +100,12 @@ static void callback_frees_itself(void **state) {
     raise_ev();
     assert_int_equal(self_free_calls, 1); /* no further delivery */
     assert_int_equal(rec.n, 2);
-    assert_int_equal(mpitev_progress(MPITEV_CB_REQUIRE_MPI_RESTRICTED), 1);
+    assert_int_equal(progress_n(MPITEV_CB_REQUIRE_MPI_RESTRICTED), 1);
     assert_int_equal(fr.calls, 1);
     assert_ptr_equal(fr.ud, &token);
     assert_true(fr.reg == r.bits);
     assert_int_equal(fr.cb_safety, MPITEV_CB_REQUIRE_MPI_RESTRICTED); /* progress's level */
-    assert_int_equal(mpitev_progress(MPITEV_CB_REQUIRE_NONE), 0);
+    assert_int_equal(progress_n(MPITEV_CB_REQUIRE_NONE), 0);
     assert_int_equal(fr.calls, 1);
 }
 
@@ -118,8 +116,8 @@ static void finalize_runs_pending_free(void **state) {
     self_free_calls = 0;
     int token;
     mpitev_reg r;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &r));
-    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, self_freeing_cb, &token, NULL, NULL, 0));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, NULL, 0, &r));
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, self_freeing_cb, &token, NULL, 0));
     raise_ev();
     assert_int_equal(fr.calls, 0);
     OK(mpitev_finalize());
@@ -134,19 +132,18 @@ static mpitev_reg victim, created, me;
 static recorder crec;
 static rec_ud cu_victim = { 'v', &crec }, cu_created = { 'c', &crec }, cu_new = { 'n', &crec };
 static int busy_calls;
-static void busy_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud, mpitev_fnptr ext) {
-    (void)inst; (void)cb_safety; (void)ud; (void)ext;
-    busy_calls++;
+static void busy_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud) {
+    (void)inst; (void)cb_safety; (void)ud; busy_calls++;
     if (busy_calls > 1) return;
-    OK(mpitev_reg_free(victim, NULL, on_free, NULL));
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &created));
-    OK(mpitev_reg_set_callback(created, MPITEV_CB_REQUIRE_NONE, rec_cb, &cu_created, NULL, NULL, 0));
+    OK(mpitev_reg_free(victim, NULL, on_free));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, NULL, 0, &created));
+    OK(mpitev_reg_set_callback(created, MPITEV_CB_REQUIRE_NONE, rec_cb, &cu_created, NULL, 0));
     /* Replace our own callback: the next instance goes to the new one. */
-    OK(mpitev_reg_set_callback(reg, MPITEV_CB_REQUIRE_NONE, rec_cb, &cu_new, NULL, NULL, 0));
+    OK(mpitev_reg_set_callback(reg, MPITEV_CB_REQUIRE_NONE, rec_cb, &cu_new, NULL, 0));
     OK(mpitev_reg_set_info(reg, &(mpitev_kv){ "k", "v" }, 1));
     mpitev_reg tmp;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev2), NULL, NULL, 0, &tmp));
-    OK(mpitev_reg_free(tmp, NULL, NULL, NULL));
+    OK(mpitev_reg_alloc(tindex(&ev2), NULL, NULL, 0, &tmp));
+    OK(mpitev_reg_free(tmp, NULL, NULL));
 }
 
 static void callback_changes_registry(void **state) {
@@ -154,10 +151,10 @@ static void callback_changes_registry(void **state) {
     memset(&fr, 0, sizeof fr);
     memset(&crec, 0, sizeof crec);
     busy_calls = 0;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &me));
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &victim));
-    OK(mpitev_reg_set_callback(me, MPITEV_CB_REQUIRE_NONE, busy_cb, NULL, NULL, NULL, 0));
-    OK(mpitev_reg_set_callback(victim, MPITEV_CB_REQUIRE_NONE, rec_cb, &cu_victim, NULL, NULL, 0));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, NULL, 0, &me));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, NULL, 0, &victim));
+    OK(mpitev_reg_set_callback(me, MPITEV_CB_REQUIRE_NONE, busy_cb, NULL, NULL, 0));
+    OK(mpitev_reg_set_callback(victim, MPITEV_CB_REQUIRE_NONE, rec_cb, &cu_victim, NULL, 0));
     raise_ev();
     assert_int_equal(busy_calls, 1);
     /* The victim, listed after us, was freed before its turn: not delivered. */
@@ -176,7 +173,7 @@ static void callback_changes_registry(void **state) {
     }
     assert_int_equal(seen_new, 1);
     assert_int_equal(seen_created, 1);
-    mpitev_progress(MPITEV_CB_REQUIRE_NONE);
+    mpitev_progress(MPITEV_CB_REQUIRE_NONE, NULL);
     assert_int_equal(fr.calls, 1);
     assert_true(fr.reg == victim.bits);
 }
@@ -184,16 +181,14 @@ static void callback_changes_registry(void **state) {
 /* A free callback that uses the registry (allocates and frees): no deadlock, and the
  * inner free's callback runs exactly once too. */
 static int inner_free_calls;
-static void inner_free(mpitev_reg reg, int cb_safety, void *ud, mpitev_fnptr ext) {
-    (void)reg; (void)cb_safety; (void)ud; (void)ext;
-    inner_free_calls++;
+static void inner_free(mpitev_reg reg, int cb_safety, void *ud) {
+    (void)reg; (void)cb_safety; (void)ud; inner_free_calls++;
 }
-static void reentrant_free(mpitev_reg reg, int cb_safety, void *ud, mpitev_fnptr ext) {
-    (void)reg; (void)cb_safety; (void)ud; (void)ext;
-    fr.calls++;
+static void reentrant_free(mpitev_reg reg, int cb_safety, void *ud) {
+    (void)reg; (void)cb_safety; (void)ud; fr.calls++;
     mpitev_reg r2;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &r2));
-    OK(mpitev_reg_free(r2, NULL, inner_free, NULL));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, NULL, 0, &r2));
+    OK(mpitev_reg_free(r2, NULL, inner_free));
     int n;
     OK(mpitev_type_get_num(&n));
 }
@@ -202,10 +197,10 @@ static void free_callback_uses_registry(void **state) {
     memset(&fr, 0, sizeof fr);
     inner_free_calls = 0;
     mpitev_reg r;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &r));
-    OK(mpitev_reg_free(r, NULL, reentrant_free, NULL));
-    mpitev_progress(MPITEV_CB_REQUIRE_NONE);
-    mpitev_progress(MPITEV_CB_REQUIRE_NONE);
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, NULL, 0, &r));
+    OK(mpitev_reg_free(r, NULL, reentrant_free));
+    mpitev_progress(MPITEV_CB_REQUIRE_NONE, NULL);
+    mpitev_progress(MPITEV_CB_REQUIRE_NONE, NULL);
     assert_int_equal(fr.calls, 1);
     assert_int_equal(inner_free_calls, 1);
 }
@@ -217,18 +212,16 @@ static void free_callback_uses_registry(void **state) {
 static int nest_inner_calls, nest_frees_during_outer;
 static void *nest_poller(void *arg) {
     (void)arg;
-    for (int i = 0; i < 4; i++) mpitev_progress(MPITEV_CB_REQUIRE_NONE);
+    for (int i = 0; i < 4; i++) mpitev_progress(MPITEV_CB_REQUIRE_NONE, NULL);
     nest_frees_during_outer = fr.calls;
     return NULL;
 }
-static void nest_inner_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud, mpitev_fnptr ext) {
-    (void)inst; (void)cb_safety; (void)ud; (void)ext;
-    nest_inner_calls++;
-    OK(mpitev_reg_free(reg, NULL, on_free, NULL));
+static void nest_inner_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud) {
+    (void)inst; (void)cb_safety; (void)ud; nest_inner_calls++;
+    OK(mpitev_reg_free(reg, NULL, on_free));
 }
-static void nest_outer_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud, mpitev_fnptr ext) {
-    (void)inst; (void)reg; (void)cb_safety; (void)ud; (void)ext;
-    MPITEV_RAISE(&ev2, &src, NULL, MPITEV_CB_REQUIRE_NONE, &cur); /* nested, same source */
+static void nest_outer_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud) {
+    (void)inst; (void)reg; (void)cb_safety; (void)ud; MPITEV_RAISE(&ev2, &src, NULL, MPITEV_CB_REQUIRE_NONE, &cur); /* nested, same source */
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, nest_poller, NULL), 0);
     assert_int_equal(pthread_join(t, NULL), 0);
@@ -239,17 +232,17 @@ static void nested_raise_keeps_outer_grace(void **state) {
     nest_inner_calls = 0;
     nest_frees_during_outer = -1;
     mpitev_reg r1, r2;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &r1));
-    OK(mpitev_reg_set_callback(r1, MPITEV_CB_REQUIRE_NONE, nest_outer_cb, NULL, NULL, NULL, 0));
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev2), NULL, NULL, 0, &r2));
-    OK(mpitev_reg_set_callback(r2, MPITEV_CB_REQUIRE_NONE, nest_inner_cb, NULL, NULL, NULL, 0));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, NULL, 0, &r1));
+    OK(mpitev_reg_set_callback(r1, MPITEV_CB_REQUIRE_NONE, nest_outer_cb, NULL, NULL, 0));
+    OK(mpitev_reg_alloc(tindex(&ev2), NULL, NULL, 0, &r2));
+    OK(mpitev_reg_set_callback(r2, MPITEV_CB_REQUIRE_NONE, nest_inner_cb, NULL, NULL, 0));
     raise_ev();
     assert_int_equal(nest_inner_calls, 1);
     assert_int_equal(nest_frees_during_outer, 0); /* the outer raise was still in flight */
-    mpitev_progress(MPITEV_CB_REQUIRE_NONE);
+    mpitev_progress(MPITEV_CB_REQUIRE_NONE, NULL);
     assert_int_equal(fr.calls, 1);
     assert_true(fr.reg == r2.bits);
-    OK(mpitev_reg_free(r1, NULL, NULL, NULL));
+    OK(mpitev_reg_free(r1, NULL, NULL));
 }
 
 /* Live registrations at finalize go away without their (never given) free callback and
@@ -259,14 +252,14 @@ static void finalize_drops_live_registrations(void **state) {
     recorder rec = { 0 };
     rec_ud u = { 1, &rec };
     mpitev_reg r;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &r));
-    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, rec_cb, &u, NULL, NULL, 0));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, NULL, 0, &r));
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, rec_cb, &u, NULL, 0));
     OK(mpitev_finalize());
     assert_false(MPITEV_ENABLED(&ev));
     raise_ev();
     assert_int_equal(rec.n, 0);
     OK(mpitev_init());
-    assert_int_equal(mpitev_reg_is_valid(r), 0);
+    assert_int_equal(mpitev_reg_check(r), MPITEV_ERR_INVALID_HANDLE);
 }
 
 int main(void) {

@@ -19,35 +19,32 @@ static int visit_count(const char *k, const char *v, void *ctx) {
     ++*(int *)ctx;
     return 0;
 }
-static void dummy_cb(const mpitev_instance *i, mpitev_reg r, int s, void *u, mpitev_fnptr e) {
-    (void)i; (void)r; (void)s; (void)u; (void)e;
-    fail_msg("callback on an invalid handle");
+static void dummy_cb(const mpitev_instance *i, mpitev_reg r, int s, void *u) {
+    (void)i; (void)r; (void)s; (void)u; fail_msg("callback on an invalid handle");
 }
-static void dummy_dropped(mpitev_count_t c, mpitev_reg r, int si, int s, void *u, mpitev_fnptr e) {
-    (void)c; (void)r; (void)si; (void)s; (void)u; (void)e;
-}
+static void dummy_dropped(mpitev_count_t c, mpitev_reg r, int si, int s, void *u) {
+    (void)c; (void)r; (void)si; (void)s; (void)u; }
 static int free_cb_calls;
-static void dummy_free(mpitev_reg r, int s, void *u, mpitev_fnptr e) {
-    (void)r; (void)s; (void)u; (void)e;
-    free_cb_calls++;
+static void dummy_free(mpitev_reg r, int s, void *u) {
+    (void)r; (void)s; (void)u; free_cb_calls++;
 }
 
 /* Every registration function rejects h with INVALID_HANDLE and changes nothing. */
 static void assert_handle_rejected(mpitev_reg h) {
     mpitev_kv kv = { "k", "v" };
     int n = 0, ti = -5;
-    assert_int_equal(mpitev_reg_is_valid(h), 0);
+    assert_int_equal(mpitev_reg_check(h), MPITEV_ERR_INVALID_HANDLE);
     assert_int_equal(mpitev_reg_set_info(h, &kv, 1), MPITEV_ERR_INVALID_HANDLE);
     assert_int_equal(mpitev_reg_get_info(h, visit_count, &n), MPITEV_ERR_INVALID_HANDLE);
-    assert_int_equal(mpitev_reg_set_callback(h, 0, dummy_cb, NULL, NULL, NULL, 0), MPITEV_ERR_INVALID_HANDLE);
-    assert_int_equal(mpitev_reg_set_callback(h, 0, NULL, NULL, NULL, NULL, 0), MPITEV_ERR_INVALID_HANDLE);
+    assert_int_equal(mpitev_reg_set_callback(h, 0, dummy_cb, NULL, NULL, 0), MPITEV_ERR_INVALID_HANDLE);
+    assert_int_equal(mpitev_reg_set_callback(h, 0, NULL, NULL, NULL, 0), MPITEV_ERR_INVALID_HANDLE);
     assert_int_equal(mpitev_reg_callback_set_info(h, 0, &kv, 1), MPITEV_ERR_INVALID_HANDLE);
     assert_int_equal(mpitev_reg_callback_get_info(h, 0, visit_count, &n), MPITEV_ERR_INVALID_HANDLE);
-    assert_int_equal(mpitev_reg_set_dropped_handler(h, dummy_dropped, NULL), MPITEV_ERR_INVALID_HANDLE);
+    assert_int_equal(mpitev_reg_set_dropped_handler(h, dummy_dropped), MPITEV_ERR_INVALID_HANDLE);
     assert_int_equal(mpitev_reg_get_type(h, &ti), MPITEV_ERR_INVALID_HANDLE);
     int before = free_cb_calls;
-    assert_int_equal(mpitev_reg_free(h, NULL, dummy_free, NULL), MPITEV_ERR_INVALID_HANDLE);
-    mpitev_progress(MPITEV_CB_REQUIRE_NONE);
+    assert_int_equal(mpitev_reg_free(h, NULL, dummy_free), MPITEV_ERR_INVALID_HANDLE);
+    mpitev_progress(MPITEV_CB_REQUIRE_NONE, NULL);
     assert_int_equal(free_cb_calls, before);
     assert_int_equal(n, 0);
     assert_int_equal(ti, -5);
@@ -57,12 +54,12 @@ static void assert_handle_rejected(mpitev_reg h) {
 static void valid_handle_works(void **state) {
     (void)state;
     mpitev_reg r;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &r));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, NULL, 0, &r));
     assert_true(r.bits != MPITEV_REG_NULL.bits);
-    assert_int_equal(mpitev_reg_is_valid(r), 1);
+    OK(mpitev_reg_check(r));
     int ti = -1;
     OK(mpitev_reg_get_type(r, &ti));
-    assert_int_equal(ti, mpitev_type_index(&ev));
+    assert_int_equal(ti, tindex(&ev));
     assert_int_equal(mpitev_reg_alloc(1, NULL, NULL, 0, &r), MPITEV_ERR_INVALID_INDEX);
     assert_int_equal(mpitev_reg_alloc(-1, NULL, NULL, 0, &r), MPITEV_ERR_INVALID_INDEX);
 }
@@ -70,17 +67,17 @@ static void valid_handle_works(void **state) {
 static void freed_handle_rejected_everywhere(void **state) {
     (void)state;
     mpitev_reg r;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &r));
-    OK(mpitev_reg_free(r, NULL, NULL, NULL));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, NULL, 0, &r));
+    OK(mpitev_reg_free(r, NULL, NULL));
     assert_handle_rejected(r);
     /* Double free. */
-    assert_int_equal(mpitev_reg_free(r, NULL, NULL, NULL), MPITEV_ERR_INVALID_HANDLE);
+    assert_int_equal(mpitev_reg_free(r, NULL, NULL), MPITEV_ERR_INVALID_HANDLE);
 }
 
 static void forged_handles_rejected(void **state) {
     (void)state;
     mpitev_reg live;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &live));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, NULL, 0, &live));
     assert_handle_rejected(MPITEV_REG_NULL);
     mpitev_reg h;
     /* Same slot, even generation (free/being freed). */
@@ -105,46 +102,46 @@ static void forged_handles_rejected(void **state) {
         x ^= x << 13; x ^= x >> 7; x ^= x << 17;
         h.bits = x;
         if (h.bits == live.bits) continue;
-        assert_int_equal(mpitev_reg_is_valid(h), 0);
+        assert_int_equal(mpitev_reg_check(h), MPITEV_ERR_INVALID_HANDLE);
         int ti;
         assert_int_equal(mpitev_reg_get_type(h, &ti), MPITEV_ERR_INVALID_HANDLE);
     }
-    assert_int_equal(mpitev_reg_is_valid(live), 1); /* untouched by all that */
+    OK(mpitev_reg_check(live)); /* untouched by all that */
 }
 
 static void slot_reuse_new_handle(void **state) {
     (void)state;
     mpitev_reg a, b, c;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &a));
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &b));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, NULL, 0, &a));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, NULL, 0, &b));
     assert_true(a.bits != b.bits);
-    OK(mpitev_reg_free(a, NULL, NULL, NULL));
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &c));
+    OK(mpitev_reg_free(a, NULL, NULL));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, NULL, 0, &c));
     /* The slot of a may be reused (it is here: the free completed at once), but the
      * handle is new and the old one stays invalid. */
     assert_true(c.bits != a.bits);
     assert_true(c.bits != b.bits);
     assert_true((c.bits & 0xffffffffu) == (a.bits & 0xffffffffu)); /* same slot reused */
     assert_handle_rejected(a);
-    assert_int_equal(mpitev_reg_is_valid(c), 1);
-    assert_int_equal(mpitev_reg_is_valid(b), 1);
+    OK(mpitev_reg_check(c));
+    OK(mpitev_reg_check(b));
     /* The old handle does not reach the new registration's callbacks either. */
     recorder rec = { 0 };
     rec_ud u = { 1, &rec };
-    OK(mpitev_reg_set_callback(c, MPITEV_CB_REQUIRE_NONE, rec_cb, &u, NULL, NULL, 0));
+    OK(mpitev_reg_set_callback(c, MPITEV_CB_REQUIRE_NONE, rec_cb, &u, NULL, 0));
     MPITEV_RAISE(&ev, &src, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
     assert_int_equal(rec.n, 1);
     assert_true(rec.calls[0].reg == c.bits);
-    assert_int_equal(mpitev_reg_set_callback(a, MPITEV_CB_REQUIRE_NONE, NULL, NULL, NULL, NULL, 0), MPITEV_ERR_INVALID_HANDLE);
+    assert_int_equal(mpitev_reg_set_callback(a, MPITEV_CB_REQUIRE_NONE, NULL, NULL, NULL, 0), MPITEV_ERR_INVALID_HANDLE);
     MPITEV_RAISE(&ev, &src, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
     assert_int_equal(rec.n, 2);
     /* Many cycles on one slot: every handle distinct, each dead after its free. */
     mpitev_reg prev[16];
     for (int i = 0; i < 16; i++) {
-        OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &prev[i]));
+        OK(mpitev_reg_alloc(tindex(&ev), NULL, NULL, 0, &prev[i]));
         for (int j = 0; j < i; j++) assert_true(prev[i].bits != prev[j].bits);
-        OK(mpitev_reg_free(prev[i], NULL, NULL, NULL));
-        assert_int_equal(mpitev_reg_is_valid(prev[i]), 0);
+        OK(mpitev_reg_free(prev[i], NULL, NULL));
+        assert_int_equal(mpitev_reg_check(prev[i]), MPITEV_ERR_INVALID_HANDLE);
     }
 }
 
@@ -153,13 +150,13 @@ static void many_registrations(void **state) {
     (void)state;
     enum { N = 300 };
     static mpitev_reg r[N];
-    for (int i = 0; i < N; i++) OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &r[i]));
+    for (int i = 0; i < N; i++) OK(mpitev_reg_alloc(tindex(&ev), NULL, NULL, 0, &r[i]));
     for (int i = 0; i < N; i++) {
-        assert_int_equal(mpitev_reg_is_valid(r[i]), 1);
+        OK(mpitev_reg_check(r[i]));
         for (int j = i + 1; j < N; j++) assert_true(r[i].bits != r[j].bits);
     }
-    for (int i = 0; i < N; i += 2) OK(mpitev_reg_free(r[i], NULL, NULL, NULL));
-    for (int i = 0; i < N; i++) assert_int_equal(mpitev_reg_is_valid(r[i]), i % 2);
+    for (int i = 0; i < N; i += 2) OK(mpitev_reg_free(r[i], NULL, NULL));
+    for (int i = 0; i < N; i++) assert_int_equal(mpitev_reg_check(r[i]), i % 2 ? MPITEV_SUCCESS : MPITEV_ERR_INVALID_HANDLE);
 }
 
 int main(void) {

@@ -37,19 +37,17 @@ static int stop_after_one(const char *k, const char *v, void *ctx) {
     ++*(int *)ctx;
     return 1;
 }
-static void cb(const mpitev_instance *i, mpitev_reg r, int s, void *u, mpitev_fnptr e) {
-    (void)i; (void)r; (void)s; (void)u; (void)e;
-}
-static void cb2(const mpitev_instance *i, mpitev_reg r, int s, void *u, mpitev_fnptr e) {
-    (void)i; (void)r; (void)s; (void)u; (void)e;
-}
+static void cb(const mpitev_instance *i, mpitev_reg r, int s, void *u) {
+    (void)i; (void)r; (void)s; (void)u; }
+static void cb2(const mpitev_instance *i, mpitev_reg r, int s, void *u) {
+    (void)i; (void)r; (void)s; (void)u; }
 
 static void hints_at_alloc_and_merge(void **state) {
     (void)state;
     char k1[] = "alpha", v1[] = "1";
     mpitev_kv kv[] = { { k1, v1 }, { "beta", "two" } };
     mpitev_reg r;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, kv, 2, &r));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, kv, 2, &r));
     strcpy(k1, "XXXXX"); /* hints are copied */
     strcpy(v1, "9");
     kvs got = { 0 };
@@ -82,7 +80,7 @@ static void hints_at_alloc_and_merge(void **state) {
 static void no_hints_alloc(void **state) {
     (void)state;
     mpitev_reg r;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &r));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, NULL, 0, &r));
     kvs got = { 0 };
     OK(mpitev_reg_get_info(r, collect, &got));
     /* Only hints the implementation sets itself may appear, never user keys. */
@@ -93,11 +91,11 @@ static void no_hints_alloc(void **state) {
 static void callback_hints_per_level(void **state) {
     (void)state;
     mpitev_reg r;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &r));
+    OK(mpitev_reg_alloc(tindex(&ev), NULL, NULL, 0, &r));
     mpitev_kv a[] = { { "a", "1" }, { "shared", "x" } };
     mpitev_kv b[] = { { "b", "2" } };
-    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, cb, NULL, NULL, a, 2));
-    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_THREAD_SAFE, cb, NULL, NULL, b, 1));
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, cb, NULL, a, 2));
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_THREAD_SAFE, cb, NULL, b, 1));
     kvs g0 = { 0 }, g2 = { 0 }, g3 = { 0 };
     OK(mpitev_reg_callback_get_info(r, MPITEV_CB_REQUIRE_NONE, collect, &g0));
     OK(mpitev_reg_callback_get_info(r, MPITEV_CB_REQUIRE_THREAD_SAFE, collect, &g2));
@@ -122,17 +120,17 @@ static void callback_hints_per_level(void **state) {
     assert_int_equal(g2.n, 1);
     /* Replacing the callback replaces its hints (not merged). */
     mpitev_kv d[] = { { "d", "4" } };
-    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, cb2, NULL, NULL, d, 1));
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, cb2, NULL, d, 1));
     memset(&g0, 0, sizeof g0);
     OK(mpitev_reg_callback_get_info(r, MPITEV_CB_REQUIRE_NONE, collect, &g0));
     assert_int_equal(g0.n, 1);
     assert_string_equal(lookup(&g0, "d"), "4");
     /* Replacing without hints leaves none; removing leaves none. */
-    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_THREAD_SAFE, cb2, NULL, NULL, NULL, 0));
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_THREAD_SAFE, cb2, NULL, NULL, 0));
     memset(&g2, 0, sizeof g2);
     OK(mpitev_reg_callback_get_info(r, MPITEV_CB_REQUIRE_THREAD_SAFE, collect, &g2));
     assert_int_equal(g2.n, 0);
-    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, NULL, NULL, NULL, d, 1));
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, NULL, NULL, d, 1));
     memset(&g0, 0, sizeof g0);
     OK(mpitev_reg_callback_get_info(r, MPITEV_CB_REQUIRE_NONE, collect, &g0));
     assert_int_equal(g0.n, 0);
@@ -150,7 +148,7 @@ static void bad_kv_rejected(void **state) {
     mpitev_kv nullval[] = { { "ok", "1" }, { "k", NULL } };
     mpitev_kv emptykey[] = { { "", "v" } };
     mpitev_kv good[] = { { "ok", "1" } };
-    int ti = mpitev_type_index(&ev);
+    int ti = tindex(&ev);
     mpitev_reg untouched = { 12345 };
     r = untouched;
     assert_int_equal(mpitev_reg_alloc(ti, NULL, nullkey, 2, &r), MPITEV_ERR_INVALID_ARG);
@@ -170,11 +168,11 @@ static void bad_kv_rejected(void **state) {
     kvs got = { 0 };
     OK(mpitev_reg_get_info(r, collect, &got));
     assert_string_equal(lookup(&got, "ok"), "1");
-    assert_int_equal(mpitev_reg_set_callback(r, 0, cb, NULL, NULL, nullkey, 2), MPITEV_ERR_INVALID_ARG);
-    assert_int_equal(mpitev_reg_set_callback(r, 0, cb, NULL, NULL, nullval, 2), MPITEV_ERR_INVALID_ARG);
-    assert_int_equal(mpitev_reg_set_callback(r, 0, cb, NULL, NULL, good, -2), MPITEV_ERR_INVALID_ARG);
+    assert_int_equal(mpitev_reg_set_callback(r, 0, cb, NULL, nullkey, 2), MPITEV_ERR_INVALID_ARG);
+    assert_int_equal(mpitev_reg_set_callback(r, 0, cb, NULL, nullval, 2), MPITEV_ERR_INVALID_ARG);
+    assert_int_equal(mpitev_reg_set_callback(r, 0, cb, NULL, good, -2), MPITEV_ERR_INVALID_ARG);
     assert_false(MPITEV_ENABLED(&ev)); /* rejected callbacks were not installed */
-    OK(mpitev_reg_set_callback(r, 0, cb, NULL, NULL, good, 1));
+    OK(mpitev_reg_set_callback(r, 0, cb, NULL, good, 1));
     assert_int_equal(mpitev_reg_callback_set_info(r, 0, nullkey, 2), MPITEV_ERR_INVALID_ARG);
     assert_int_equal(mpitev_reg_callback_set_info(r, 0, nullval, 2), MPITEV_ERR_INVALID_ARG);
     assert_int_equal(mpitev_reg_callback_set_info(r, 0, good, -1), MPITEV_ERR_INVALID_ARG);

@@ -51,8 +51,8 @@ static void lazy_before_any_registration(void **state) {
 static void lazy_after_alloc_without_callback(void **state) {
     (void)state;
     mpitev_reg r;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev_pair), NULL, NULL, 0, &r));
-    OK(mpitev_reg_set_dropped_handler(r, NULL, NULL));
+    OK(mpitev_reg_alloc(tindex(&ev_pair), NULL, NULL, 0, &r));
+    OK(mpitev_reg_set_dropped_handler(r, NULL));
     RAISE_PAIR(NULL);
     assert_false(MPITEV_ENABLED(&ev_pair));
     assert_not_evaluated();
@@ -63,8 +63,8 @@ static void lazy_when_other_type_listened(void **state) {
     recorder rec = { 0 };
     rec_ud ud = { 1, &rec };
     mpitev_reg r;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev_other), NULL, NULL, 0, &r));
-    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, rec_cb, &ud, NULL, NULL, 0));
+    OK(mpitev_reg_alloc(tindex(&ev_other), NULL, NULL, 0, &r));
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, rec_cb, &ud, NULL, 0));
     RAISE_PAIR(NULL);
     assert_not_evaluated();
     assert_int_equal(rec.n, 0);
@@ -75,8 +75,8 @@ static void evaluated_once_when_active_then_lazy_again(void **state) {
     recorder rec = { 0 };
     rec_ud ud = { 1, &rec };
     mpitev_reg r;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev_pair), NULL, NULL, 0, &r));
-    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, rec_pair_cb, &ud, NULL, NULL, 0));
+    OK(mpitev_reg_alloc(tindex(&ev_pair), NULL, NULL, 0, &r));
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, rec_pair_cb, &ud, NULL, 0));
     assert_true(MPITEV_ENABLED(&ev_pair));
     RAISE_PAIR(NULL);
     assert_int_equal(n_obj, 1);
@@ -84,16 +84,16 @@ static void evaluated_once_when_active_then_lazy_again(void **state) {
     assert_int_equal(n_safety, 1);
     assert_int_equal(rec.n, 1);
     /* Callback removed: nobody listens, arguments not evaluated. */
-    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, NULL, NULL, NULL, NULL, 0));
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, NULL, NULL, NULL, 0));
     n_obj = n_payload = n_safety = 0;
     RAISE_PAIR(NULL);
     assert_not_evaluated();
     assert_int_equal(rec.n, 1);
     /* Back on, then freed: not evaluated after free. */
-    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_THREAD_SAFE, rec_pair_cb, &ud, NULL, NULL, 0));
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_THREAD_SAFE, rec_pair_cb, &ud, NULL, 0));
     RAISE_PAIR(NULL);
     assert_int_equal(rec.n, 2);
-    OK(mpitev_reg_free(r, NULL, NULL, NULL));
+    OK(mpitev_reg_free(r, NULL, NULL));
     n_obj = n_payload = n_safety = 0;
     RAISE_PAIR(NULL);
     assert_not_evaluated();
@@ -105,16 +105,16 @@ static void callback_sees_instance(void **state) {
     recorder rec = { 0 };
     rec_ud ud = { 7, &rec };
     mpitev_reg r;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev_pair), NULL, NULL, 0, &r));
-    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, rec_pair_cb, &ud, NULL, NULL, 0));
+    OK(mpitev_reg_alloc(tindex(&ev_pair), NULL, NULL, 0, &r));
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, rec_pair_cb, &ud, NULL, 0));
     tclk.value = 4242;
     cur = (struct pair){ -17, INT64_C(0x123456789abcdef) };
     MPITEV_RAISE(&ev_pair, &src2, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
     assert_int_equal(rec.n, 1);
     rec_call *c = &rec.calls[0];
     assert_int_equal(c->tag, 7);
-    assert_int_equal(c->type_index, mpitev_type_index(&ev_pair));
-    assert_int_equal(c->source_index, mpitev_source_index(&src2));
+    assert_int_equal(c->type_index, tindex(&ev_pair));
+    assert_int_equal(c->source_index, sindex(&src2));
     assert_true(c->ts == 4242);
     assert_true(c->reg == r.bits);
     assert_int_equal(c->cb_safety, MPITEV_CB_REQUIRE_NONE);
@@ -133,18 +133,17 @@ struct rich {
     uintptr_t up;
 };
 static const mpitev_element rich_elems[] = {
-    MPITEV_ELEMENT_OF(struct rich, u8, MPITEV_UINT8),
-    MPITEV_ELEMENT_OF(struct rich, i16, MPITEV_INT16),
-    MPITEV_ELEMENT_OF(struct rich, d, MPITEV_DOUBLE),
+    MPITEV_ELEMENT_OF(struct rich, u8, MPITEV_DTYPE_UINT8),
+    MPITEV_ELEMENT_OF(struct rich, i16, MPITEV_DTYPE_INT16),
+    MPITEV_ELEMENT_OF(struct rich, d, MPITEV_DTYPE_DOUBLE),
     MPITEV_CHARS_OF(struct rich, name),
-    MPITEV_ELEMENT_OF(struct rich, i64, MPITEV_INT64),
-    MPITEV_ELEMENT_OF(struct rich, f, MPITEV_FLOAT),
-    MPITEV_ELEMENT_OF(struct rich, up, MPITEV_UINTPTR),
+    MPITEV_ELEMENT_OF(struct rich, i64, MPITEV_DTYPE_INT64),
+    MPITEV_ELEMENT_OF(struct rich, f, MPITEV_DTYPE_FLOAT),
+    MPITEV_ELEMENT_OF(struct rich, up, MPITEV_DTYPE_UINTPTR),
 };
 static int rich_seen;
-static void rich_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud, mpitev_fnptr ext) {
-    (void)reg; (void)cb_safety; (void)ext;
-    const struct rich *want = (const struct rich *)ud;
+static void rich_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud) {
+    (void)reg; (void)cb_safety; const struct rich *want = (const struct rich *)ud;
     struct rich got;
     memset(&got, 0, sizeof got);
     OK(mpitev_instance_read(inst, 0, &got.u8));
@@ -175,7 +174,7 @@ static void rich_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, 
     OK(mpitev_instance_copy(inst, buf));
     assert_int_equal(buf[sizeof(struct rich)], 0xee); /* nothing beyond the extent */
     mpitev_type_info info;
-    OK(mpitev_type_get_info(mpitev_type_index(&ev_rich), &info));
+    OK(mpitev_type_get_info(tindex(&ev_rich), &info));
     assert_int_equal(buf[info.extent], 0xee); /* not even the struct's trailing padding */
     for (int i = 0; i < info.num_elements; i++)
         assert_memory_equal(buf + info.displacements[i], (const unsigned char *)want + info.displacements[i], info.sizes[i]);
@@ -195,8 +194,8 @@ static void read_every_element(void **state) {
     r.u8 = 250; r.i16 = -30000; r.d = 3.25; memcpy(r.name, "ab\0\0\0", 5); r.i64 = INT64_MIN + 3; r.f = -1.5f;
     r.up = (uintptr_t)&r;
     mpitev_reg reg;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev_rich), NULL, NULL, 0, &reg));
-    OK(mpitev_reg_set_callback(reg, MPITEV_CB_REQUIRE_NONE, rich_cb, &r, NULL, NULL, 0));
+    OK(mpitev_reg_alloc(tindex(&ev_rich), NULL, NULL, 0, &reg));
+    OK(mpitev_reg_set_callback(reg, MPITEV_CB_REQUIRE_NONE, rich_cb, &r, NULL, 0));
     rich_seen = 0;
     MPITEV_RAISE(&ev_rich, &src, NULL, MPITEV_CB_REQUIRE_NONE, &r);
     memcpy(r.name, "hello", 5); /* a full char array without NUL */
@@ -210,11 +209,11 @@ static void one_timestamp_per_instance(void **state) {
     recorder rec = { 0 };
     rec_ud u1 = { 1, &rec }, u2 = { 2, &rec };
     mpitev_reg r1, r2;
-    int ti = mpitev_type_index(&ev_pair);
+    int ti = tindex(&ev_pair);
     OK(mpitev_reg_alloc(ti, NULL, NULL, 0, &r1));
     OK(mpitev_reg_alloc(ti, NULL, NULL, 0, &r2));
-    OK(mpitev_reg_set_callback(r1, MPITEV_CB_REQUIRE_NONE, rec_cb, &u1, NULL, NULL, 0));
-    OK(mpitev_reg_set_callback(r2, MPITEV_CB_REQUIRE_NONE, rec_cb, &u2, NULL, NULL, 0));
+    OK(mpitev_reg_set_callback(r1, MPITEV_CB_REQUIRE_NONE, rec_cb, &u1, NULL, 0));
+    OK(mpitev_reg_set_callback(r2, MPITEV_CB_REQUIRE_NONE, rec_cb, &u2, NULL, 0));
     for (int i = 0; i < 3; i++) {
         tclk.value = 1000 + i * 10;
         int before = tclk.calls;
@@ -233,15 +232,21 @@ static void one_timestamp_per_instance(void **state) {
 
 static void ordered_source_never_goes_back(void **state) {
     (void)state;
+    /* A source of its own: an ordered source's last timestamp lives as long as the
+     * source (the process), and src has given later ones in earlier tests. */
+    static mpitev_source fresh;
+    mpitev_clock clk = { test_clock_now, &tclk, 1000, INT64_MAX };
+    mpitev_source_desc sd = src_desc("src_never_back", MPITEV_SOURCE_ORDERED, &clk);
+    OK(mpitev_source_declare(&fresh, &sd));
     recorder rec = { 0 };
     rec_ud u = { 1, &rec };
     mpitev_reg r;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev_pair), NULL, NULL, 0, &r));
-    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, rec_cb, &u, NULL, NULL, 0));
+    OK(mpitev_reg_alloc(tindex(&ev_pair), NULL, NULL, 0, &r));
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, rec_cb, &u, NULL, 0));
     static const int64_t seq[] = { 50, 40, 60, 10, 60, 70, -5 };
     for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {
         tclk.value = seq[i];
-        MPITEV_RAISE(&ev_pair, &src, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
+        MPITEV_RAISE(&ev_pair, &fresh, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
     }
     assert_int_equal(rec.n, 7);
     for (int i = 1; i < rec.n; i++) assert_true(rec.calls[i].ts >= rec.calls[i - 1].ts);
@@ -259,12 +264,12 @@ static void bound_registration_filters_by_object(void **state) {
     (void)state;
     recorder rec = { 0 };
     rec_ud ua = { 'A', &rec }, ub = { 'B', &rec };
-    int ti = mpitev_type_index(&ev_comm);
+    int ti = tindex(&ev_comm);
     mpitev_reg ra, rb;
     OK(mpitev_reg_alloc(ti, &comm_a, NULL, 0, &ra));
     OK(mpitev_reg_alloc(ti, &comm_b, NULL, 0, &rb));
-    OK(mpitev_reg_set_callback(ra, MPITEV_CB_REQUIRE_NONE, rec_cb, &ua, NULL, NULL, 0));
-    OK(mpitev_reg_set_callback(rb, MPITEV_CB_REQUIRE_NONE, rec_cb, &ub, NULL, NULL, 0));
+    OK(mpitev_reg_set_callback(ra, MPITEV_CB_REQUIRE_NONE, rec_cb, &ua, NULL, 0));
+    OK(mpitev_reg_set_callback(rb, MPITEV_CB_REQUIRE_NONE, rec_cb, &ub, NULL, 0));
     MPITEV_RAISE(&ev_comm, &src, &comm_a, MPITEV_CB_REQUIRE_NONE, &cur);
     assert_int_equal(rec.n, 1);
     assert_int_equal(rec.calls[0].tag, 'A');
@@ -283,8 +288,8 @@ static void unbound_type_ignores_object(void **state) {
     recorder rec = { 0 };
     rec_ud u = { 1, &rec };
     mpitev_reg r;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev_pair), &comm_a, NULL, 0, &r)); /* object ignored */
-    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, rec_cb, &u, NULL, NULL, 0));
+    OK(mpitev_reg_alloc(tindex(&ev_pair), &comm_a, NULL, 0, &r)); /* object ignored */
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, rec_cb, &u, NULL, 0));
     MPITEV_RAISE(&ev_pair, &src, &comm_b, MPITEV_CB_REQUIRE_NONE, &cur);
     MPITEV_RAISE(&ev_pair, &src, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
     MPITEV_RAISE(&ev_pair, &src, &comm_a, MPITEV_CB_REQUIRE_NONE, &cur);
@@ -297,8 +302,8 @@ static void undeclared_source_is_ignored(void **state) {
     recorder rec = { 0 };
     rec_ud u = { 1, &rec };
     mpitev_reg r;
-    OK(mpitev_reg_alloc(mpitev_type_index(&ev_pair), NULL, NULL, 0, &r));
-    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, rec_cb, &u, NULL, NULL, 0));
+    OK(mpitev_reg_alloc(tindex(&ev_pair), NULL, NULL, 0, &r));
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, rec_cb, &u, NULL, 0));
     MPITEV_RAISE(&ev_pair, &never, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
     assert_int_equal(rec.n, 0);
 }

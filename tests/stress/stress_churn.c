@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <cmocka.h>
+#include "../api_helpers.h"
 
 #define NRAISERS 3
 #define EXACT_ROUNDS 40
@@ -38,9 +39,9 @@ struct ev_payload {
     int64_t seq;
 };
 static const mpitev_element ev_elements[] = {
-    MPITEV_ELEMENT_OF(struct ev_payload, thread, MPITEV_INT32),
-    MPITEV_ELEMENT_OF(struct ev_payload, pad, MPITEV_INT32),
-    MPITEV_ELEMENT_OF(struct ev_payload, seq, MPITEV_INT64),
+    MPITEV_ELEMENT_OF(struct ev_payload, thread, MPITEV_DTYPE_INT32),
+    MPITEV_ELEMENT_OF(struct ev_payload, pad, MPITEV_DTYPE_INT32),
+    MPITEV_ELEMENT_OF(struct ev_payload, seq, MPITEV_DTYPE_INT64),
 };
 
 static mpitev_type ev;
@@ -61,32 +62,28 @@ static _Atomic int stop_raisers;
 static _Atomic int raise_budget[NRAISERS]; /* exact phase: raises still to do */
 static _Atomic int exact_mode;
 
-static void on_event(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud, mpitev_fnptr ext) {
-    (void)reg; (void)ext;
-    struct regctx *c = ud;
+static void on_event(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud) {
+    (void)reg; struct regctx *c = ud;
     if (atomic_load(&c->freed) || cb_safety != MPITEV_CB_REQUIRE_NONE) atomic_fetch_add(&c->violations, 1);
     struct ev_payload p;
     int si = -1;
     if (mpitev_instance_copy(inst, &p) != MPITEV_SUCCESS || mpitev_instance_source(inst, &si) != MPITEV_SUCCESS)
         atomic_fetch_add(&c->violations, 1);
-    if (si == mpitev_source_index(&src_thread[p.thread])) {
+    if (si == sindex(&src_thread[p.thread])) {
         if (p.seq <= c->last_seq[p.thread]) atomic_fetch_add(&c->violations, 1);
         c->last_seq[p.thread] = p.seq;
     }
     atomic_fetch_add(&c->delivered, 1);
 }
 
-static void on_dropped(mpitev_count_t count, mpitev_reg reg, int source_index, int cb_safety, void *ud,
-                       mpitev_fnptr ext) {
-    (void)reg; (void)source_index; (void)cb_safety; (void)ext;
-    struct regctx *c = ud;
+static void on_dropped(mpitev_count_t count, mpitev_reg reg, int source_index, int cb_safety, void *ud) {
+    (void)reg; (void)source_index; (void)cb_safety; struct regctx *c = ud;
     if (atomic_load(&c->freed)) atomic_fetch_add(&c->violations, 1);
     atomic_fetch_add(&c->dropped, (long)count);
 }
 
-static void on_free(mpitev_reg reg, int cb_safety, void *ud, mpitev_fnptr ext) {
-    (void)reg; (void)cb_safety; (void)ext;
-    struct regctx *c = ud;
+static void on_free(mpitev_reg reg, int cb_safety, void *ud) {
+    (void)reg; (void)cb_safety; struct regctx *c = ud;
     atomic_fetch_add(&c->freed, 1);
 }
 
@@ -123,9 +120,9 @@ static struct regctx *new_ctx(void) {
 
 static mpitev_reg activate(struct regctx *c) {
     mpitev_reg r;
-    assert_int_equal(mpitev_reg_alloc(mpitev_type_index(&ev), NULL, NULL, 0, &r), MPITEV_SUCCESS);
-    assert_int_equal(mpitev_reg_set_dropped_handler(r, on_dropped, NULL), MPITEV_SUCCESS);
-    assert_int_equal(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, on_event, c, NULL, NULL, 0), MPITEV_SUCCESS);
+    assert_int_equal(mpitev_reg_alloc(tindex(&ev), NULL, NULL, 0, &r), MPITEV_SUCCESS);
+    assert_int_equal(mpitev_reg_set_dropped_handler(r, on_dropped), MPITEV_SUCCESS);
+    assert_int_equal(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, on_event, c, NULL, 0), MPITEV_SUCCESS);
     return r;
 }
 
@@ -134,7 +131,7 @@ static void wait_freed(struct regctx **ctx, int n) {
         int all = 1;
         for (int i = 0; i < n; i++) all &= atomic_load(&ctx[i]->freed) == 1;
         if (all) return;
-        mpitev_progress(MPITEV_CB_REQUIRE_NONE);
+        mpitev_progress(MPITEV_CB_REQUIRE_NONE, NULL);
     }
     fail_msg("free callbacks did not all run");
 }
@@ -167,8 +164,8 @@ static void test_exact_rounds(void **state) {
         for (int k = 0; k < 2; k++) { ctx[round][k] = new_ctx(); r[k] = activate(ctx[round][k]); }
         long before = sum(finished);
         for (int i = 0; i < NRAISERS; i++) atomic_store(&raise_budget[i], EXACT_RAISES);
-        while (sum(finished) - before < (long)NRAISERS * EXACT_RAISES) mpitev_progress(MPITEV_CB_REQUIRE_NONE);
-        for (int k = 0; k < 2; k++) assert_int_equal(mpitev_reg_free(r[k], ctx[round][k], on_free, NULL), MPITEV_SUCCESS);
+        while (sum(finished) - before < (long)NRAISERS * EXACT_RAISES) mpitev_progress(MPITEV_CB_REQUIRE_NONE, NULL);
+        for (int k = 0; k < 2; k++) assert_int_equal(mpitev_reg_free(r[k], ctx[round][k], on_free), MPITEV_SUCCESS);
         wait_freed(ctx[round], 2);
         for (int k = 0; k < 2; k++) {
             struct regctx *c = ctx[round][k];
@@ -213,15 +210,15 @@ static void test_racing_churn(void **state) {
         idx_of_live[nlive++] = n;
         /* Swap the callback for the same one now and then: a copy-on-write under load. */
         if (n % 5 == 0)
-            assert_int_equal(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, on_event, ctx[n], NULL, NULL, 0), MPITEV_SUCCESS);
+            assert_int_equal(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, on_event, ctx[n], NULL, 0), MPITEV_SUCCESS);
         /* Let some raises happen, then free the oldest when 4 are alive. */
         long until = sum(finished) + 50;
-        while (sum(finished) < until) mpitev_progress(MPITEV_CB_REQUIRE_NONE);
+        while (sum(finished) < until) mpitev_progress(MPITEV_CB_REQUIRE_NONE, NULL);
         if (nlive == 4 || n == RACING_REGS - 1) {
             for (int k = 0; k < nlive; k++) {
                 int m = idx_of_live[k];
                 long free_call = sum(finished);
-                assert_int_equal(mpitev_reg_free(live[k], ctx[m], on_free, NULL), MPITEV_SUCCESS);
+                assert_int_equal(mpitev_reg_free(live[k], ctx[m], on_free), MPITEV_SUCCESS);
                 long free_ret = sum(started);
                 ctx[m]->lo = free_call - act_ret[m];
                 ctx[m]->hi = free_ret - act_call[m];

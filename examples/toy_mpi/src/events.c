@@ -21,7 +21,7 @@ mpitev_type toympi_events_types[TOYMPI_EV_NUM_TYPES];
 #define TOYMPI_RECORD_BYTES 64
 
 /* ------------------------------------------------------------------- element lists */
-#define E(S, m, t) MPITEV_ELEMENT_OF(struct toympi_ev_##S, m, MPITEV_##t)
+#define E(S, m, t) MPITEV_ELEMENT_OF(struct toympi_ev_##S, m, MPITEV_DTYPE_##t)
 static const mpitev_element el_arrived[] = {
     E(arrived, context_id, INT32), E(arrived, source, INT32), E(arrived, tag, INT32),
     E(arrived, protocol, INT32),   E(arrived, bytes, COUNT),  E(arrived, seq, UINT64)};
@@ -50,11 +50,11 @@ static const mpitev_element el_rendezvous[] = {
     E(rendezvous, tag, INT32),        E(rendezvous, bytes, COUNT), E(rendezvous, request_id, UINT64)};
 static const mpitev_element el_cancel[] = {
     E(request, context_id, INT32), E(request, peer, INT32), E(request, tag, INT32),
-    {"cancelled", MPITEV_INT32, 1, (long)offsetof(struct toympi_ev_request, flag)},
+    {"cancelled", MPITEV_DTYPE_INT32, 1, (long)offsetof(struct toympi_ev_request, flag)},
     E(request, request_id, UINT64)};
 static const mpitev_element el_request_free[] = {
     E(request, context_id, INT32), E(request, peer, INT32), E(request, tag, INT32),
-    {"is_send", MPITEV_INT32, 1, (long)offsetof(struct toympi_ev_request, flag)},
+    {"is_send", MPITEV_DTYPE_INT32, 1, (long)offsetof(struct toympi_ev_request, flag)},
     E(request, request_id, UINT64)};
 static const mpitev_element el_coll[] = {
     MPITEV_CHARS_OF(struct toympi_ev_coll, name), E(coll, context_id, INT32),
@@ -270,17 +270,17 @@ void toympi_events_finalize(void)
     if (refs == 0)
         return;
     refs--;
-    mpitev_finalize(); /* the last one forgets the declarations: init declares again */
+    mpitev_finalize(); /* declarations stay: the next first init declares again, a no-op */
 }
 
 void toympi_events_drain(int cb_safety)
 {
     if (refs == 0)
         return;
-    mpitev_source_drain(&toympi_events_src_engine, MPITEV_DRAIN_ALL, cb_safety);
+    (void)mpitev_source_drain(&toympi_events_src_engine, MPITEV_DRAIN_ALL, cb_safety, NULL);
     /* the API source delivers at once by default; registrations that asked for
      * buffering ("mpitev_buffered" = "true") buffer there too */
-    mpitev_source_drain(&toympi_events_src_api, MPITEV_DRAIN_ALL, cb_safety);
+    (void)mpitev_source_drain(&toympi_events_src_api, MPITEV_DRAIN_ALL, cb_safety, NULL);
 }
 
 const void *toympi_events_ctx_key(uint32_t context_id)

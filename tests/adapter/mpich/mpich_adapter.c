@@ -29,14 +29,14 @@ static int mpich_t_initialized(void) {
 
 struct demo_msg { int32_t peer; int32_t tag; int64_t bytes; };
 static const mpitev_element demo_msg_elems[] = {
-    MPITEV_ELEMENT_OF(struct demo_msg, peer, MPITEV_INT32),
-    MPITEV_ELEMENT_OF(struct demo_msg, tag, MPITEV_INT32),
-    MPITEV_ELEMENT_OF(struct demo_msg, bytes, MPITEV_INT64),
+    MPITEV_ELEMENT_OF(struct demo_msg, peer, MPITEV_DTYPE_INT32),
+    MPITEV_ELEMENT_OF(struct demo_msg, tag, MPITEV_DTYPE_INT32),
+    MPITEV_ELEMENT_OF(struct demo_msg, bytes, MPITEV_DTYPE_INT64),
 };
 struct demo_comm { double t; uint8_t phase; };
 static const mpitev_element demo_comm_elems[] = {
-    MPITEV_ELEMENT_OF(struct demo_comm, t, MPITEV_DOUBLE),
-    MPITEV_ELEMENT_OF(struct demo_comm, phase, MPITEV_UINT8),
+    MPITEV_ELEMENT_OF(struct demo_comm, t, MPITEV_DTYPE_DOUBLE),
+    MPITEV_ELEMENT_OF(struct demo_comm, phase, MPITEV_DTYPE_UINT8),
 };
 static mpitev_type ev_msg, ev_comm;
 static mpitev_source src_main;
@@ -194,7 +194,7 @@ static void tool(void) {
     CHECK(MPI_T_event_handle_free(reg_msg, NULL, NULL) == MPI_T_ERR_INVALID_HANDLE);
     CHECK(MPI_T_event_set_dropped_handler((MPI_T_event_registration)(uintptr_t)0x5eed5eed1234ull, NULL) ==
           MPI_T_ERR_INVALID_HANDLE);
-    mpitev_progress(MPITEV_CB_REQUIRE_NONE);
+    (void)mpitev_progress(MPITEV_CB_REQUIRE_NONE, NULL);
     CHECK(freed == 2);
     raise_msg(0, 0, 0);
     CHECK(s.n == 1);
