@@ -73,8 +73,8 @@
  * the element list, the element-name enum, the type object and a typed raise helper:
  *
  *   #define MSG_ARRIVED_FIELDS(X)                                                   \
- *       X(int32_t, comm, MPITEV_INT32) X(int32_t, src, MPITEV_INT32)                \
- *       X(int32_t, tag, MPITEV_INT32) X(int64_t, size, MPITEV_INT64)
+ *       X(int32_t, comm, MPITEV_DTYPE_INT32) X(int32_t, src, MPITEV_DTYPE_INT32)                \
+ *       X(int32_t, tag, MPITEV_DTYPE_INT32) X(int64_t, size, MPITEV_DTYPE_INT64)
  *   MPITEV_EVENT_TYPE(msg_arrived, MSG_ARRIVED_FIELDS)   // in a header (no semicolon)
  *   MPITEV_EVENT_DEFINE(msg_arrived)                     // in one .c file
  *   msg_arrived_declare((mpitev_type_desc){ .desc = "...", ... });  // after mpitev_init

@@ -7,17 +7,17 @@
 
 /* API v0.1 datatype names (v0.2: MPITEV_DTYPE_INT32, MPITEV_DTYPE_COUNT, ...). */
 #define TEV_MSG_FIELDS(X)                    \
-    X(int32_t, context_id, MPITEV_INT32)     \
-    X(int32_t, source, MPITEV_INT32)         \
-    X(mpitev_count_t, bytes, MPITEV_COUNT)
+    X(int32_t, context_id, MPITEV_DTYPE_INT32)     \
+    X(int32_t, source, MPITEV_DTYPE_INT32)         \
+    X(mpitev_count_t, bytes, MPITEV_DTYPE_COUNT)
 /* Holes between members and trailing padding: the displacements come from the struct
  * and the core checks them against its own layout. */
 #define TEV_MIXED_FIELDS(X)                  \
-    X(uint8_t, flag, MPITEV_UINT8)           \
-    X(double, ratio, MPITEV_DOUBLE)          \
-    X(int16_t, small, MPITEV_INT16)          \
-    X(uintptr_t, addr, MPITEV_UINTPTR)       \
-    X(int8_t, last, MPITEV_INT8)
+    X(uint8_t, flag, MPITEV_DTYPE_UINT8)           \
+    X(double, ratio, MPITEV_DTYPE_DOUBLE)          \
+    X(int16_t, small, MPITEV_DTYPE_INT16)          \
+    X(uintptr_t, addr, MPITEV_DTYPE_UINTPTR)       \
+    X(int8_t, last, MPITEV_DTYPE_INT8)
 
 MPITEV_EVENT_TYPE(tev_msg, TEV_MSG_FIELDS)
 MPITEV_EVENT_TYPE(tev_mixed, TEV_MIXED_FIELDS)

@@ -10,11 +10,11 @@
 
 /* API v0.1 datatype names (v0.2: MPITEV_DTYPE_*). */
 #define USED_FIELDS(X)                         \
-    X(int32_t, context_id, MPITEV_INT32)       \
-    X(unsigned long long, total, MPITEV_UNSIGNED_LONG_LONG) \
-    X(mpitev_count_t, bytes, MPITEV_COUNT)
-#define UNUSED_FIELDS(X) X(double, seconds, MPITEV_DOUBLE) X(signed char, c, MPITEV_SIGNED_CHAR)
-#define ONE_FIELD(X) X(uint16_t, only, MPITEV_UINT16)
+    X(int32_t, context_id, MPITEV_DTYPE_INT32)       \
+    X(unsigned long long, total, MPITEV_DTYPE_UNSIGNED_LONG_LONG) \
+    X(mpitev_count_t, bytes, MPITEV_DTYPE_COUNT)
+#define UNUSED_FIELDS(X) X(double, seconds, MPITEV_DTYPE_DOUBLE) X(signed char, c, MPITEV_DTYPE_SIGNED_CHAR)
+#define ONE_FIELD(X) X(uint16_t, only, MPITEV_DTYPE_UINT16)
 
 MPITEV_EVENT_TYPE(ev_used, USED_FIELDS)
 MPITEV_EVENT_TYPE(ev_unused, UNUSED_FIELDS)

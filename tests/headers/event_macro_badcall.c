@@ -2,7 +2,7 @@
  * helper's prototype: each BAD case must fail to compile (expected-failure tests). */
 #include <mpitev/mpitev.h>
 
-#define EV_FIELDS(X) X(int32_t, a, MPITEV_INT32) X(int64_t, b, MPITEV_INT64) /* API v0.1 */
+#define EV_FIELDS(X) X(int32_t, a, MPITEV_DTYPE_INT32) X(int64_t, b, MPITEV_DTYPE_INT64) /* API v0.1 */
 MPITEV_EVENT_TYPE(ev, EV_FIELDS)
 
 void event_macro_badcall(mpitev_source *s);
