@@ -18,7 +18,16 @@
  *      #define MPITEV_ADAPTER_IMPLEMENTATION
  *      #include <mpitev/adapter.h>
  *
- * The whole story, with a worked MPICH example, is docs/adapter-guide.md.
+ * The MPI's side, each stated in full once in docs/adapter-guide.md:
+ *   - init/finalize: MPI_T_init_thread and MPI_Init each call mpitev_init, MPI_T_finalize
+ *     and MPI_Finalize each call mpitev_finalize; declarations live for the process
+ *     (declaring again in every init is a no-op);
+ *   - link order: the adapter belongs inside the MPI library. In a separate shared
+ *     library it must come before the MPI's library on the link line (or be preloaded),
+ *     else the MPI's own MPI_T_event_* win silently;
+ *   - enums and strings: the MPI's MPI_T_enum_get_info / _get_item call
+ *     mpitev_adapter_enum_get_info / _get_item first; its other MPI_T string returns can
+ *     use mpitev_adapter_string / _string_check (declared below).
  *
  * ============================ CONFIGURATION (implementation TU) ============================
  * Each hook is a function-like macro the MPI may define before including this header.
@@ -27,7 +36,10 @@
  *
  *   MPITEV_ADAPTER_T_INITIALIZED()         [required] non-zero while MPI_T is initialised
  *        (between the first MPI_T_init_thread and the matching last MPI_T_finalize).
- *        Every entry point returns MPI_T_ERR_NOT_INITIALIZED when it is zero.
+ *        Every entry point returns MPI_T_ERR_NOT_INITIALIZED when it is zero. A plain
+ *        load of the MPI's own MPI_T reference count, never a call (the instance
+ *        functions run inside async-signal-safe callbacks): MPICH
+ *        (MPIR_T_init_balance > 0), the toy (mpit_refcount > 0).
  *
  *   MPITEV_ADAPTER_OBJECT_KEY(bind, obj_handle, keyp)   -> MPI error code
  *        Turns MPI_T_event_handle_alloc's obj_handle (a pointer to the MPI's handle, e.g.
@@ -43,9 +55,18 @@
  *   MPITEV_ADAPTER_DATATYPE(dtype)         mpitev_dtype -> MPI_Datatype
  *        Default: the MPI basic datatype of the same name (MPI_INT8_T ..., MPI_CHAR for
  *        MPITEV_DTYPE_CHAR_ARRAY, MPI_AINT for MPITEV_DTYPE_UINTPTR, MPI_COUNT, MPI_OFFSET).
+ *   MPITEV_ADAPTER_ENUM_TO_MPI(int type_index)               -> MPI_T_enum
+ *   MPITEV_ADAPTER_ENUM_FROM_MPI(MPI_T_enum h, int *type_indexp) -> non-zero if h is
+ *        mpitev's (then *type_indexp is set), 0 if it is one of the MPI's own enums.
+ *        The MPI_T_enum MPI_T_event_get_info returns for an event type's enumtype (an
+ *        enum with at least one item; else MPI_T_ENUM_NULL), which the helpers
+ *        mpitev_adapter_enum_get_info / _get_item decode. Default: a tag and the type
+ *        index through uintptr_t (an odd number below 2^31, never dereferenced); define
+ *        both if that could be one of your own MPI_T_enum values.
  *   MPITEV_ADAPTER_ENUM(const mpitev_enum *e) -> MPI_T_enum (e is never NULL)
- *        Default: MPI_T_ENUM_NULL (the adapter cannot create the MPI's MPI_T_enum
- *        objects; an MPI that exports enums maps them here).
+ *        Older hook, still honoured: an MPI that maps enums itself (and answers
+ *        MPI_T_enum_get_info / _get_item for them) defines this instead; the helpers
+ *        then recognise no handle unless MPITEV_ADAPTER_ENUM_FROM_MPI is also defined.
  *   MPITEV_ADAPTER_VERBOSITY(v), MPITEV_ADAPTER_BIND(b)   MPITEV_* -> MPI_T_*
  *        Default: the MPI_T_VERBOSITY_* / MPI_T_BIND_* constant of the same name, so
  *        MPIs that number them their own way (MPICH: 221.., 9700..) need nothing.
@@ -113,6 +134,17 @@ MPITEV_API int mpitev_adapter_category_events(const char *category_name, int len
  * that calls the core directly from its own MPI_T code. */
 MPITEV_API int mpitev_adapter_error(int mpitev_rc);
 
+/* ---- The MPI_T string convention (MPI-3.1 14.3.3), for the MPI's own MPI_T code
+ * (categories, cvars, enums).
+ *
+ * mpitev_adapter_string_check: check an OUT pair before writing anything: MPI_SUCCESS,
+ * or MPI_T_ERR_INVALID for a buffer with a negative *len (return it as it is).
+ * mpitev_adapter_string: return s (NULL: "") in buf/len. len NULL: nothing (buf ignored);
+ * buf NULL or *len == 0: only the length; else at most *len - 1 characters and a null
+ * terminator. *len becomes strlen(s) + 1 in every case, truncated or not. */
+MPITEV_API int mpitev_adapter_string_check(const char *buf, const int *len);
+MPITEV_API void mpitev_adapter_string(const char *s, char *buf, int *len);
+
 #ifdef __cplusplus
 }
 #endif
@@ -123,6 +155,36 @@ MPITEV_API int mpitev_adapter_error(int mpitev_rc);
 #define MPITEV_ADAPTER_HANDLE_KEY(type, obj_handle) MPITEV_ADAPTER_HANDLE_AS_KEY(*(const type *)(obj_handle))
 
 #endif /* MPITEV_ADAPTER_H */
+
+/* ---- Element-name enums: helpers for the MPI's own MPI_T_enum_get_info / _get_item. They
+ * take MPI_T_enum, so they are declared only when the MPI's mpi.h came first (guarded on
+ * their own, for a TU that includes this header both before and after mpi.h); the
+ * implementation TU defines them.
+ *
+ * Call them first; MPI_T_ERR_INVALID_INDEX means "not one of mpitev's handles": answer
+ * from your own enums then. Otherwise the result is final: MPI_SUCCESS,
+ * MPI_T_ERR_NOT_INITIALIZED, MPI_T_ERR_INVALID_ITEM (index outside [0, num)),
+ * MPI_T_ERR_INVALID (num or value NULL, or a buffer with *name_len < 0). name/name_len
+ * follow mpitev_adapter_string; nothing is written on failure.
+ *
+ *     int PMPI_T_enum_get_info(MPI_T_enum e, int *num, char *name, int *name_len) {
+ *         if (!my_mpit_initialized) return MPI_T_ERR_NOT_INITIALIZED;
+ *         int rc = mpitev_adapter_enum_get_info(e, num, name, name_len);
+ *         return rc != MPI_T_ERR_INVALID_INDEX ? rc : my_enum_get_info(e, num, name, name_len);
+ *     }
+ */
+#if defined(MPI_VERSION) && !defined(MPITEV__ADAPTER_MPI_DECLS)
+#define MPITEV__ADAPTER_MPI_DECLS 1
+#ifdef __cplusplus
+extern "C" {
+#endif
+MPITEV_API int mpitev_adapter_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len);
+MPITEV_API int mpitev_adapter_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name,
+                                            int *name_len);
+#ifdef __cplusplus
+}
+#endif
+#endif
 
 /* ---- The implementation: outside the include guard, so a TU may include the header for
  * declarations first and define MPITEV_ADAPTER_IMPLEMENTATION later. ---- */
@@ -141,6 +203,7 @@ MPITEV_API int mpitev_adapter_error(int mpitev_rc);
 #define MPITEV__INSIDE 1
 #include "detail/adapter_config.inc"
 #include "detail/adapter_util.inc"
+#include "detail/adapter_enum.inc"
 #include "detail/adapter_info.inc"
 #include "detail/adapter_query.inc"
 #include "detail/adapter_handle.inc"

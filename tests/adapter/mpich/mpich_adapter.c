@@ -13,19 +13,29 @@
 
 /* ================= The MPI side: what an MPICH developer would write. ================= */
 
-/* MPI_T state: MPICH keeps it private, but every MPI_T query reports it, and a cvar count
- * is cheap. (Inside MPICH this would be its own MPIR_T_is_initialized().) */
-static int mpich_t_initialized(void) {
-    int n;
-    return PMPI_T_cvar_get_num(&n) == MPI_SUCCESS;
-}
-#define MPITEV_ADAPTER_T_INITIALIZED() mpich_t_initialized()
+/* MPI_T state: the hook is a plain load, never a call (it runs inside async-signal-safe
+ * callbacks). MPICH's own count is private (inside MPICH: MPIR_T_init_balance > 0), so
+ * this program keeps one by wrapping MPI_T_init_thread / MPI_T_finalize (below); being
+ * in the executable, its definitions win over libmpich's. */
+static int mpit_refcount;
+#define MPITEV_ADAPTER_T_INITIALIZED() (mpit_refcount > 0)
 /* Everything else uses the defaults: MPICH's datatype, verbosity (221..) and bind (9700..)
  * names, PMPI_Info_* for info objects, and the MPI_Comm value as the object key. */
 
 #define MPITEV_IMPLEMENTATION
 #define MPITEV_ADAPTER_IMPLEMENTATION
 #include <mpitev/adapter.h>
+
+int MPI_T_init_thread(int required, int *provided) {
+    int rc = PMPI_T_init_thread(required, provided);
+    if (rc == MPI_SUCCESS) mpit_refcount++;
+    return rc;
+}
+int MPI_T_finalize(void) {
+    int rc = PMPI_T_finalize();
+    if (rc == MPI_SUCCESS) mpit_refcount--;
+    return rc;
+}
 
 struct demo_msg { int32_t peer; int32_t tag; int64_t bytes; };
 static const mpitev_element demo_msg_elems[] = {
