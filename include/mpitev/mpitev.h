@@ -73,7 +73,10 @@
 #define MPITEV__INSIDE 1
 #include "detail/config.inc"
 #include "detail/types.inc"
+#include "detail/grace.inc"
+#include "detail/ring.inc"
 #include "detail/objects.inc"
+#include "detail/instance.inc"
 #include "detail/api.inc"
 #include "detail/raise.inc"
 #undef MPITEV__INSIDE
@@ -88,13 +91,15 @@
 #include "detail/impl_common.inc"
 #include "detail/impl_clock.inc"
 #include "detail/impl_clock_tsc.inc"
-#include "detail/impl_buffer_ring.inc"
-#include "detail/impl_catalog.inc"
+#include "detail/impl_ring.inc"
 #include "detail/impl_grace.inc"
 #include "detail/impl_registration.inc"
+#include "detail/impl_catalog.inc"
+#include "detail/impl_drops.inc"
+#include "detail/impl_instance.inc"
+#include "detail/impl_raise.inc"
 #include "detail/impl_free.inc"
-#include "detail/impl_deliver.inc"
-#include "detail/impl_buffer.inc"
+#include "detail/impl_drain.inc"
 #include "detail/impl_lifecycle.inc"
 #undef MPITEV__INSIDE
 #endif

@@ -189,7 +189,7 @@ static void grace_word_idle_after_raise(void **state) {
     reg(&ev, "true");
     raise_typed(&ord, 1);
     assert_int_equal(atomic_load(&ord.mpitev__active), 1);
-    assert_int_equal(atomic_load(&ord.mpitev__wtail), 1);
+    assert_int_equal(atomic_load(&ord.mpitev__spsc.tail), 1);
     /* A registry change after the raise completes: the old sets go after a grace period
      * and, since they may name records, after the drain. */
     mpitev_reg r2 = reg(&ev, "true");
