@@ -84,7 +84,7 @@ static void free_cb(mpitev_reg r, int safety, void *ud) {
 }
 
 /* 1: sources get the default clock (ordered ones then take the raise's inline path,
- * MPITEV__RK_FAST), not the test's settable one (clamped path). */
+ * MPITEV__SRC_ORDERED), not the test's settable one (clamped path). */
 static int default_clock;
 
 static int setup(void **state) {
@@ -228,7 +228,7 @@ static void modes_and_info(void **state) {
 static void wrap_around(void **state) {
     (void)state;
     declare_src(&src, "s", MPITEV_SOURCE_ORDERED, 4, 0);
-    assert_int_equal(src.mpitev__buf_capacity, 4);
+    assert_int_equal(src.mpitev__buf->capacity, 4);
     reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 1, 1);
     int64_t seq = 0, expect = 1;
     for (int round = 0; round < 20; round++) {
@@ -470,7 +470,7 @@ static void payload_too_large(void **state) {
     mpitev_source_desc d = { .name = "small", .ordering = MPITEV_SOURCE_ORDERED, .buffer_capacity = 4,
                              .buffer_record_size = 8 };
     declare_fresh(&src, &d);
-    assert_int_equal(src.mpitev__buf_record_size, 8);
+    assert_int_equal(src.mpitev__buf->payload_max, 8);
     reg_new(&ev, NULL, "true", MPITEV_CB_REQUIRE_NONE, 1, 1);
     raise_seq(&ev, &src, 1);
     MPITEV_RAISE(&ev, &src, NULL, MPITEV_CB_REQUIRE_NONE, NULL); /* fine w/o payload too */

@@ -181,10 +181,10 @@ static void grace_word_idle_after_raise(void **state) {
     (void)state;
     reg(&ev, "true");
     /* ord lives on from the earlier tests (its ring is empty): one record more. */
-    uint64_t tail0 = atomic_load(&ord.mpitev__wtail);
+    uint64_t tail0 = atomic_load(&ord.mpitev__spsc.tail);
     raise_typed(&ord, 1);
     assert_int_equal(atomic_load(&ord.mpitev__active), 1);
-    assert_int_equal(atomic_load(&ord.mpitev__wtail), tail0 + 1);
+    assert_int_equal(atomic_load(&ord.mpitev__spsc.tail), tail0 + 1);
     /* A registry change after the raise completes: the old sets go after a grace period
      * and, since they may name records, after the drain. */
     mpitev_reg r2 = reg(&ev, "true");

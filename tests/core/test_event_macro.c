@@ -34,21 +34,21 @@ static void reg_free(mpitev_reg r) { OK(mpitev_reg_free(r, NULL, NULL)); }
 /* ---- */
 
 /* The wrapped out-of-line raise entries: count, then call the real ones. */
-static int n_raise, n_raise_entered;
+static int n_raise, n_raise_ordered_entered;
 #if defined(TEST_WRAP_RAISE)
 #define REAL(f) MPITEV__CAT(__real_, f)
 #define WRAP(f) MPITEV__CAT(__wrap_, f)
 void REAL(mpitev__raise)(mpitev_type *, mpitev_source *, const void *, int, const void *, int64_t);
-void REAL(mpitev__raise_entered)(mpitev_type *, mpitev_source *, const void *, int, const void *, int64_t);
+void REAL(mpitev__raise_ordered_entered)(mpitev_type *, mpitev_source *, const void *, int, const void *, int64_t);
 void WRAP(mpitev__raise)(mpitev_type *, mpitev_source *, const void *, int, const void *, int64_t);
-void WRAP(mpitev__raise_entered)(mpitev_type *, mpitev_source *, const void *, int, const void *, int64_t);
+void WRAP(mpitev__raise_ordered_entered)(mpitev_type *, mpitev_source *, const void *, int, const void *, int64_t);
 void WRAP(mpitev__raise)(mpitev_type *t, mpitev_source *s, const void *o, int c, const void *p, int64_t ts) {
     n_raise++;
     REAL(mpitev__raise)(t, s, o, c, p, ts);
 }
-void WRAP(mpitev__raise_entered)(mpitev_type *t, mpitev_source *s, const void *o, int c, const void *p, int64_t ts) {
-    n_raise_entered++;
-    REAL(mpitev__raise_entered)(t, s, o, c, p, ts);
+void WRAP(mpitev__raise_ordered_entered)(mpitev_type *t, mpitev_source *s, const void *o, int c, const void *p, int64_t ts) {
+    n_raise_ordered_entered++;
+    REAL(mpitev__raise_ordered_entered)(t, s, o, c, p, ts);
 }
 #endif
 
@@ -118,7 +118,7 @@ static void listen(mpitev_type *t, const void *object, const char *buffered) {
 static int test_setup(void **state) {
     (void)state;
     nlog = nregs = 0;
-    n_raise = n_raise_entered = 0;
+    n_raise = n_raise_ordered_entered = 0;
     return 0;
 }
 /* Nobody listens after a test and nothing stays buffered for the next one. */
@@ -380,7 +380,7 @@ static void buffered_ordered_raise_is_written_in_place(void **state) {
     for (int i = 0; i < 3; i++) b_raise_mixed(&ord, &p);
     b_raise_empty(&ord);
     b_raise_msg(&ord, &comm_a, 1, 2, 3);
-    assert_int_equal(n_raise_entered, 0);
+    assert_int_equal(n_raise_ordered_entered, 0);
     assert_int_equal(n_raise, MPITEV_RAISE_INLINE ? 0 : 5);
     assert_int_equal(nlog, 0);
     assert_int_equal(drain(&ord), 5);
@@ -389,16 +389,16 @@ static void buffered_ordered_raise_is_written_in_place(void **state) {
     assert_int_equal(msg_at(4).bytes, 3);
 
     /* Control 1: the unordered source's mpsc ring is out of line. */
-    n_raise = n_raise_entered = 0;
+    n_raise = n_raise_ordered_entered = 0;
     b_raise_mixed(&unord, &p);
-    assert_int_equal(n_raise + n_raise_entered, 1);
+    assert_int_equal(n_raise + n_raise_ordered_entered, 1);
     assert_int_equal(drain(&unord), 1);
     /* Control 2: an immediate registration too; the inline path hands over entered. */
     listen(&tev_mixed_type, NULL, "false");
-    n_raise = n_raise_entered = 0;
+    n_raise = n_raise_ordered_entered = 0;
     b_raise_mixed(&ord, &p);
-    assert_int_equal(n_raise + n_raise_entered, 1);
-    assert_int_equal(n_raise_entered, MPITEV_RAISE_INLINE ? 1 : 0);
+    assert_int_equal(n_raise + n_raise_ordered_entered, 1);
+    assert_int_equal(n_raise_ordered_entered, MPITEV_RAISE_INLINE ? 1 : 0);
     assert_int_equal(nlog, 7); /* the immediate one */
     assert_int_equal(drain(&ord), 1);
     assert_int_equal(nlog, 8);
