@@ -24,10 +24,10 @@ for r in $(seq 0 $((np - 1))); do
     expect_count defs.txt "^LOCATION +$((2 * r + 1)) +Name: \"toympi_progress\" <[0-9]+>, Type: CPU_THREAD, # Events: [1-9][0-9]*, Group: \"rank $r\"" 1
     # the communicator freed mid-run: one comm_free instance on each rank's api location
     expect_count events.txt "^ENTER +$((2 * r)) +[0-9]+ +Region: \"toympi_comm_free\"" 1
-    # a payload string (the collective's name), mapped to the global string table
+    # the collectives' instances (qpattern's are all MPI_Barrier)
     expect_match events.txt "^ENTER +$((2 * r)) +[0-9]+ +Region: \"toympi_coll_begin\""
 done
-expect_count events.txt '\("name" <[0-9]+>; STRING; "MPI_Barrier" <[0-9]+>\)' $(grep -Ec '^ENTER +[0-9]+ +[0-9]+ +Region: "toympi_coll_(begin|end)"' events.txt)
+expect_count events.txt '\("op" <[0-9]+>; INT32; 0\)' $(grep -Ec '^ENTER +[0-9]+ +[0-9]+ +Region: "toympi_coll_(begin|end)"' events.txt)
 # rank 0's unexpected queue grew to (np-1)*K once, with INT32 queue lengths 1..u in order
 awk '$1 == "ENTER" && $2 == 1 { ev = $0; getline; print ev " " $0 }' events.txt > loc1.txt
 grep 'toympi_unexpected_insert' loc1.txt | grep -o '"queue_length" <[0-9]*>; INT32; [0-9]*' | awk '{ print $4 }' > qlen.txt

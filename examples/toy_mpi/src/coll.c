@@ -146,11 +146,11 @@ static int check_op(const char *fn, MPI_Comm comm, MPI_Op op, MPI_Datatype dt)
     return MPI_SUCCESS;
 }
 
-static int finish(const char *fn, MPI_Comm comm, const toympi_comm_t *c, int rc)
+static int finish(const char *fn, int op, MPI_Comm comm, const toympi_comm_t *c, int rc)
 {
     /* API exit: the collective's engine events are delivered before its coll_end */
     toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
-    toympi_ev_coll_end(c, fn);
+    toympi_ev_coll_end(c, op);
     if (rc)
         return toympi_err(comm, rc, fn, "collective failed (mismatched arguments?)");
     return MPI_SUCCESS;
@@ -160,8 +160,8 @@ static int finish(const char *fn, MPI_Comm comm, const toympi_comm_t *c, int rc)
 int PMPI_Barrier(MPI_Comm comm)
 {
     CHECK_COMM("MPI_Barrier", comm, c)
-    toympi_ev_coll_begin(c, "MPI_Barrier");
-    return finish("MPI_Barrier", comm, c, toympi_barrier_impl(c));
+    toympi_ev_coll_begin(c, TOYMPI_COLL_BARRIER);
+    return finish("MPI_Barrier", TOYMPI_COLL_BARRIER, comm, c, toympi_barrier_impl(c));
 }
 TOYMPI_WEAK(Barrier)
 
@@ -172,8 +172,8 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     int rc = check_buf("MPI_Bcast", comm, buffer, count, datatype, &bytes);
     if (rc || (rc = check_root("MPI_Bcast", comm, c, root)))
         return rc;
-    toympi_ev_coll_begin(c, "MPI_Bcast");
-    return finish("MPI_Bcast", comm, c, bcast_impl(c, buffer, bytes, root));
+    toympi_ev_coll_begin(c, TOYMPI_COLL_BCAST);
+    return finish("MPI_Bcast", TOYMPI_COLL_BCAST, comm, c, bcast_impl(c, buffer, bytes, root));
 }
 TOYMPI_WEAK(Bcast)
 
@@ -190,9 +190,9 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
         return toympi_err(comm, MPI_ERR_BUFFER, "MPI_Reduce", "NULL receive buffer at root");
     if (sendbuf == MPI_IN_PLACE && c->rank != root)
         return toympi_err(comm, MPI_ERR_BUFFER, "MPI_Reduce", "MPI_IN_PLACE at non-root");
-    toympi_ev_coll_begin(c, "MPI_Reduce");
+    toympi_ev_coll_begin(c, TOYMPI_COLL_REDUCE);
     const void *s = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    return finish("MPI_Reduce", comm, c, reduce_impl(c, s, recvbuf, count, datatype, op, root));
+    return finish("MPI_Reduce", TOYMPI_COLL_REDUCE, comm, c, reduce_impl(c, s, recvbuf, count, datatype, op, root));
 }
 TOYMPI_WEAK(Reduce)
 
@@ -205,9 +205,9 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
     if (rc || (rc = check_buf("MPI_Allreduce", comm, recvbuf, count, datatype, &bytes)) ||
         (rc = check_op("MPI_Allreduce", comm, op, datatype)))
         return rc;
-    toympi_ev_coll_begin(c, "MPI_Allreduce");
+    toympi_ev_coll_begin(c, TOYMPI_COLL_ALLREDUCE);
     const void *s = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    return finish("MPI_Allreduce", comm, c,
+    return finish("MPI_Allreduce", TOYMPI_COLL_ALLREDUCE, comm, c,
                   toympi_allreduce_impl(c, s, recvbuf, count, datatype, op));
 }
 TOYMPI_WEAK(Allreduce)
@@ -226,7 +226,7 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     if (c->rank == root &&
         (rc = check_buf("MPI_Gather", comm, recvbuf, recvcount, recvtype, &rbytes)))
         return rc;
-    toympi_ev_coll_begin(c, "MPI_Gather");
+    toympi_ev_coll_begin(c, TOYMPI_COLL_GATHER);
     if (c->rank != root) {
         rc = toympi_coll_send(c, sendbuf, sbytes, root, TAG_GATHER);
     } else {
@@ -238,7 +238,7 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                 memcpy(dst, sendbuf, sbytes < rbytes ? sbytes : rbytes);
         }
     }
-    return finish("MPI_Gather", comm, c, rc);
+    return finish("MPI_Gather", TOYMPI_COLL_GATHER, comm, c, rc);
 }
 TOYMPI_WEAK(Gather)
 
@@ -264,7 +264,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                 return rc;
         ext = toympi_datatype_get(recvtype)->size;
     }
-    toympi_ev_coll_begin(c, "MPI_Gatherv");
+    toympi_ev_coll_begin(c, TOYMPI_COLL_GATHERV);
     if (c->rank != root) {
         rc = toympi_coll_send(c, sendbuf, sbytes, root, TAG_GATHER);
     } else {
@@ -277,7 +277,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                 memcpy(dst, sendbuf, sbytes < n ? sbytes : n);
         }
     }
-    return finish("MPI_Gatherv", comm, c, rc);
+    return finish("MPI_Gatherv", TOYMPI_COLL_GATHERV, comm, c, rc);
 }
 TOYMPI_WEAK(Gatherv)
 
@@ -296,7 +296,7 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     if (!in_place &&
         (rc = check_buf("MPI_Scatter", comm, recvbuf, recvcount, recvtype, &rbytes)))
         return rc;
-    toympi_ev_coll_begin(c, "MPI_Scatter");
+    toympi_ev_coll_begin(c, TOYMPI_COLL_SCATTER);
     if (c->rank != root) {
         rc = toympi_coll_recv(c, recvbuf, rbytes, root, TAG_SCATTER);
     } else {
@@ -308,7 +308,7 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                 memcpy(recvbuf, src, sbytes < rbytes ? sbytes : rbytes);
         }
     }
-    return finish("MPI_Scatter", comm, c, rc);
+    return finish("MPI_Scatter", TOYMPI_COLL_SCATTER, comm, c, rc);
 }
 TOYMPI_WEAK(Scatter)
 
@@ -334,7 +334,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
     if (!in_place &&
         (rc = check_buf("MPI_Scatterv", comm, recvbuf, recvcount, recvtype, &rbytes)))
         return rc;
-    toympi_ev_coll_begin(c, "MPI_Scatterv");
+    toympi_ev_coll_begin(c, TOYMPI_COLL_SCATTERV);
     if (c->rank != root) {
         rc = toympi_coll_recv(c, recvbuf, rbytes, root, TAG_SCATTER);
     } else {
@@ -347,7 +347,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
                 memcpy(recvbuf, src, n < rbytes ? n : rbytes);
         }
     }
-    return finish("MPI_Scatterv", comm, c, rc);
+    return finish("MPI_Scatterv", TOYMPI_COLL_SCATTERV, comm, c, rc);
 }
 TOYMPI_WEAK(Scatterv)
 
@@ -366,9 +366,9 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     if (!in_place && sbytes != rbytes)
         return toympi_err(comm, MPI_ERR_TRUNCATE, "MPI_Allgather",
                           "send and receive sizes differ (%zu vs %zu bytes)", sbytes, rbytes);
-    toympi_ev_coll_begin(c, "MPI_Allgather");
+    toympi_ev_coll_begin(c, TOYMPI_COLL_ALLGATHER);
     const void *s = in_place ? (const char *)recvbuf + (size_t)c->rank * rbytes : sendbuf;
-    return finish("MPI_Allgather", comm, c, toympi_allgather_impl(c, s, recvbuf, rbytes));
+    return finish("MPI_Allgather", TOYMPI_COLL_ALLGATHER, comm, c, toympi_allgather_impl(c, s, recvbuf, rbytes));
 }
 TOYMPI_WEAK(Allgather)
 
@@ -383,7 +383,7 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     if (sendbuf == MPI_IN_PLACE)
         return toympi_err(comm, MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Alltoall",
                           "MPI_IN_PLACE is not supported");
-    toympi_ev_coll_begin(c, "MPI_Alltoall");
+    toympi_ev_coll_begin(c, TOYMPI_COLL_ALLTOALL);
     uint32_t ctx = c->context_id + TOYMPI_CTX_COLL_OFFSET;
     toympi_request_t **rr = toympi_malloc((size_t)c->size * 2 * sizeof *rr);
     for (int i = 0; i < c->size; i++)
@@ -399,6 +399,6 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
         toympi_request_release(rr[i]);
     }
     free(rr);
-    return finish("MPI_Alltoall", comm, c, rc);
+    return finish("MPI_Alltoall", TOYMPI_COLL_ALLTOALL, comm, c, rc);
 }
 TOYMPI_WEAK(Alltoall)

@@ -1,9 +1,14 @@
-/* events.h -- the places where toy_mpi raises MPI_T events, and what they carry.
+/* events.h -- toy_mpi's MPI_T events: the one table that declares them, and the hooks
+ * that raise them.
  *
- * The event types and the two sources are declared in events.c; the MPI_T side (the
- * standard MPI_T_event_* / MPI_T_source_* entry points, enums, categories) is mpit.c.
- * Every hook below is one MPITEV_RAISE: when no tool listens it costs one load and one
- * untaken branch, and none of its arguments (object key, payload) is evaluated.
+ * ADDING AN EVENT TYPE: add one line to TOYMPI_EVENTS below (and, for a new payload
+ * layout, one TOYMPI_L_* list next to the others), then raise it where it happens with
+ * MPITEV_RAISE_EVENT (usually through a hook at the end of this file). Everything else
+ * is generated from the table by mpitev's event macros (docs/implementors-guide.md,
+ * "Declaring an event once"): the payload struct, the element list checked against it,
+ * the element-name enum tools read (MPI_T_enum_get_item), the type object, its
+ * declaration at init (events.c) with the category, verbosity and flags of the line, and
+ * a typed raise whose arguments are evaluated only when a tool listens.
  *
  * Two sources (docs/implementors-guide.md section 9 walks through the reasoning):
  *
@@ -17,8 +22,8 @@
  *                              queues or the receive state machine half-updated, so at
  *                              MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, and always buffered
  *                              (MPITEV_TYPE_ALWAYS_BUFFERED types, buffered_by_default
- *                              source); toympi_progress() drains it where tool code may
- *                              run (toympi_events_drain).
+ *                              source); toympi_progress_poll (progress.c) drains it where
+ *                              tool code may run.
  *
  * Both are MPITEV_SOURCE_ORDERED: toy_mpi provides at most MPI_THREAD_SERIALIZED and has
  * no progress thread, so one control flow at a time raises on each of them.
@@ -34,55 +39,164 @@
 
 #include "toympi_internal.h"
 
-#include <string.h>
-
 #include <mpitev/mpitev.h>
 
 #include "matching.h"
 
-/* ------------------------------------------------------------ declarations (events.c) */
+/* ------------------------------------------------------------------ payload layouts
+ * One list of (C type, element name, datatype) per layout; several types may share one.
+ * Request ids are per-process numbers (toympi_request_t.ev_id, never reused); seq
+ * numbers count arrived envelopes. */
+#define TOYMPI_L_ARRIVED(X)                                                                \
+    X(int32_t, context_id, MPITEV_DTYPE_INT32) X(int32_t, source, MPITEV_DTYPE_INT32)       \
+    X(int32_t, tag, MPITEV_DTYPE_INT32) X(int32_t, protocol, MPITEV_DTYPE_INT32)            \
+    X(mpitev_count_t, bytes, MPITEV_DTYPE_COUNT) X(uint64_t, seq, MPITEV_DTYPE_UINT64)
+#define TOYMPI_L_SEARCH_POSTED(X)                                                          \
+    X(int32_t, context_id, MPITEV_DTYPE_INT32) X(int32_t, source, MPITEV_DTYPE_INT32)       \
+    X(int32_t, tag, MPITEV_DTYPE_INT32) X(int32_t, queue_length, MPITEV_DTYPE_INT32)        \
+    X(int32_t, found, MPITEV_DTYPE_INT32) X(uint64_t, seq, MPITEV_DTYPE_UINT64)             \
+    X(uint64_t, request_id, MPITEV_DTYPE_UINT64)
+#define TOYMPI_L_SEARCH_UNEXPECTED(X)                                                      \
+    X(int32_t, context_id, MPITEV_DTYPE_INT32) X(int32_t, source, MPITEV_DTYPE_INT32)       \
+    X(int32_t, tag, MPITEV_DTYPE_INT32) X(int32_t, queue_length, MPITEV_DTYPE_INT32)        \
+    X(int32_t, found, MPITEV_DTYPE_INT32) X(uint64_t, request_id, MPITEV_DTYPE_UINT64)      \
+    X(uint64_t, seq, MPITEV_DTYPE_UINT64)
+#define TOYMPI_L_POSTED(X)                                                                 \
+    X(int32_t, context_id, MPITEV_DTYPE_INT32) X(int32_t, source, MPITEV_DTYPE_INT32)       \
+    X(int32_t, tag, MPITEV_DTYPE_INT32) X(int32_t, queue_length, MPITEV_DTYPE_INT32)        \
+    X(uint64_t, request_id, MPITEV_DTYPE_UINT64)
+#define TOYMPI_L_UNEXPECTED(X)                                                             \
+    X(int32_t, context_id, MPITEV_DTYPE_INT32) X(int32_t, source, MPITEV_DTYPE_INT32)       \
+    X(int32_t, tag, MPITEV_DTYPE_INT32) X(int32_t, queue_length, MPITEV_DTYPE_INT32)        \
+    X(mpitev_count_t, bytes, MPITEV_DTYPE_COUNT) X(uint64_t, seq, MPITEV_DTYPE_UINT64)
+#define TOYMPI_L_TRANSFER(X)                                                               \
+    X(int32_t, context_id, MPITEV_DTYPE_INT32) X(int32_t, peer, MPITEV_DTYPE_INT32)         \
+    X(int32_t, tag, MPITEV_DTYPE_INT32) X(int32_t, is_send, MPITEV_DTYPE_INT32)             \
+    X(int32_t, protocol, MPITEV_DTYPE_INT32) X(mpitev_count_t, bytes, MPITEV_DTYPE_COUNT)   \
+    X(uint64_t, request_id, MPITEV_DTYPE_UINT64)
+#define TOYMPI_L_RENDEZVOUS(X)                                                             \
+    X(int32_t, context_id, MPITEV_DTYPE_INT32) X(int32_t, step, MPITEV_DTYPE_INT32)         \
+    X(int32_t, peer, MPITEV_DTYPE_INT32) X(int32_t, tag, MPITEV_DTYPE_INT32)                \
+    X(mpitev_count_t, bytes, MPITEV_DTYPE_COUNT) X(uint64_t, request_id, MPITEV_DTYPE_UINT64)
+#define TOYMPI_L_CANCEL(X)                                                                 \
+    X(int32_t, context_id, MPITEV_DTYPE_INT32) X(int32_t, peer, MPITEV_DTYPE_INT32)         \
+    X(int32_t, tag, MPITEV_DTYPE_INT32) X(int32_t, cancelled, MPITEV_DTYPE_INT32)           \
+    X(uint64_t, request_id, MPITEV_DTYPE_UINT64)
+#define TOYMPI_L_REQUEST_FREE(X)                                                           \
+    X(int32_t, context_id, MPITEV_DTYPE_INT32) X(int32_t, peer, MPITEV_DTYPE_INT32)         \
+    X(int32_t, tag, MPITEV_DTYPE_INT32) X(int32_t, is_send, MPITEV_DTYPE_INT32)             \
+    X(uint64_t, request_id, MPITEV_DTYPE_UINT64)
+#define TOYMPI_L_COLL(X)                                                                   \
+    X(int32_t, op, MPITEV_DTYPE_INT32) X(int32_t, context_id, MPITEV_DTYPE_INT32)           \
+    X(int32_t, rank, MPITEV_DTYPE_INT32) X(int32_t, size, MPITEV_DTYPE_INT32)               \
+    X(int32_t, seq, MPITEV_DTYPE_INT32)
+#define TOYMPI_L_COMM(X)                                                                   \
+    X(int32_t, context_id, MPITEV_DTYPE_INT32) X(int32_t, rank, MPITEV_DTYPE_INT32)         \
+    X(int32_t, size, MPITEV_DTYPE_INT32) X(int32_t, handle, MPITEV_DTYPE_INT32)
+
+/* Collectives, the op element of coll_begin / coll_end (numbers, not names: a tool can
+ * size every element from its MPI datatype, which it cannot do for text). */
+enum {
+    TOYMPI_COLL_BARRIER = 0, TOYMPI_COLL_BCAST, TOYMPI_COLL_REDUCE, TOYMPI_COLL_ALLREDUCE,
+    TOYMPI_COLL_GATHER, TOYMPI_COLL_GATHERV, TOYMPI_COLL_SCATTER, TOYMPI_COLL_SCATTERV,
+    TOYMPI_COLL_ALLGATHER, TOYMPI_COLL_ALLTOALL
+};
+#define TOYMPI_COLL_OPS_TEXT                                                              \
+    "op: 0 MPI_Barrier, 1 MPI_Bcast, 2 MPI_Reduce, 3 MPI_Allreduce, 4 MPI_Gather, "        \
+    "5 MPI_Gatherv, 6 MPI_Scatter, 7 MPI_Scatterv, 8 MPI_Allgather, 9 MPI_Alltoall"
+
+/* ------------------------------------------------------------------ the event types
+ * In declaration order, which is their MPI_T event index:
+ *   EV(name, payload layout, flags, verbosity, category, description)
+ * flags: MPITEV_TYPE_ALWAYS_BUFFERED for the engine's types (raised where no tool code
+ * may run), 0 for API-level ones. Verbosity: MPITEV_VERBOSITY_<...>. Category: a
+ * TOYMPI_CAT_* name (events.c lists the categories). */
+#define TOYMPI_EVENTS(EV)                                                                  \
+    EV(toympi_message_arrived, TOYMPI_L_ARRIVED, MPITEV_TYPE_ALWAYS_BUFFERED, TUNER_DETAIL, \
+       P2P, "a message envelope (eager message or rendezvous request-to-send) arrived "    \
+            "from a peer and is about to be matched; protocol 0 eager, 1 rendezvous; seq " \
+            "numbers arrivals")                                                           \
+    EV(toympi_search_posted_begin, TOYMPI_L_SEARCH_POSTED, MPITEV_TYPE_ALWAYS_BUFFERED,    \
+       MPIDEV_DETAIL, P2P,                                                                \
+       "start of the search of the posted-receive queue for an arrived message "          \
+       "(queue_length entries; found is -1)")                                             \
+    EV(toympi_search_posted_end, TOYMPI_L_SEARCH_POSTED, MPITEV_TYPE_ALWAYS_BUFFERED,      \
+       MPIDEV_DETAIL, P2P,                                                                \
+       "end of the search of the posted-receive queue: found 1 and the matched receive's " \
+       "request_id, or found 0 (the message becomes unexpected)")                         \
+    EV(toympi_search_unexpected_begin, TOYMPI_L_SEARCH_UNEXPECTED,                         \
+       MPITEV_TYPE_ALWAYS_BUFFERED, MPIDEV_DETAIL, P2P,                                   \
+       "start of the search of the unexpected-message queue for a receive being posted "  \
+       "(source and tag are the receive's pattern; found is -1)")                         \
+    EV(toympi_search_unexpected_end, TOYMPI_L_SEARCH_UNEXPECTED,                           \
+       MPITEV_TYPE_ALWAYS_BUFFERED, MPIDEV_DETAIL, P2P,                                   \
+       "end of the search of the unexpected-message queue: found 1 and the message's "    \
+       "seq, or found 0 (the receive is posted)")                                         \
+    EV(toympi_posted_insert, TOYMPI_L_POSTED, MPITEV_TYPE_ALWAYS_BUFFERED, MPIDEV_DETAIL,  \
+       P2P, "a receive was appended to the posted-receive queue (queue_length after)")    \
+    EV(toympi_posted_remove, TOYMPI_L_POSTED, MPITEV_TYPE_ALWAYS_BUFFERED, MPIDEV_DETAIL,  \
+       P2P, "a receive left the posted-receive queue: matched or cancelled "              \
+            "(queue_length after)")                                                       \
+    EV(toympi_unexpected_insert, TOYMPI_L_UNEXPECTED, MPITEV_TYPE_ALWAYS_BUFFERED,         \
+       MPIDEV_DETAIL, P2P,                                                                \
+       "an arrived message matched no posted receive and was appended to the "            \
+       "unexpected-message queue (queue_length after)")                                   \
+    EV(toympi_unexpected_remove, TOYMPI_L_UNEXPECTED, MPITEV_TYPE_ALWAYS_BUFFERED,         \
+       MPIDEV_DETAIL, P2P,                                                                \
+       "a message left the unexpected-message queue: a receive matched it "               \
+       "(queue_length after)")                                                            \
+    EV(toympi_transfer_begin, TOYMPI_L_TRANSFER, MPITEV_TYPE_ALWAYS_BUFFERED, TUNER_DETAIL, \
+       P2P, "payload movement of a request starts (is_send tells the side; protocol 0 "    \
+            "eager, 1 rendezvous; bytes: message size, or bytes delivered to the receive " \
+            "buffer)")                                                                    \
+    EV(toympi_transfer_end, TOYMPI_L_TRANSFER, MPITEV_TYPE_ALWAYS_BUFFERED, TUNER_DETAIL,  \
+       P2P, "payload movement of a request is complete (eager send: copied out; receive: " \
+            "in the buffer; rendezvous send: DATA frame written)")                        \
+    EV(toympi_rendezvous, TOYMPI_L_RENDEZVOUS, MPITEV_TYPE_ALWAYS_BUFFERED, TUNER_DETAIL,  \
+       P2P, "rendezvous handshake step: 0 request-to-send sent, 1 request-to-send matched " \
+            "and clear-to-send sent, 2 clear-to-send received by the sender")             \
+    EV(toympi_cancel, TOYMPI_L_CANCEL, 0, USER_DETAIL, P2P,                                \
+       "MPI_Cancel on a request: cancelled 1 if a posted receive was removed, 0 otherwise " \
+       "(sends are never cancelled)")                                                     \
+    EV(toympi_request_free, TOYMPI_L_REQUEST_FREE, 0, USER_DETAIL, P2P,                    \
+       "a user request was freed (completed by the Wait/Test family, MPI_Request_free, or " \
+       "completion after MPI_Request_free)")                                              \
+    EV(toympi_coll_begin, TOYMPI_L_COLL, 0, USER_BASIC, COLL,                              \
+       "a collective operation starts on the communicator (seq: collectives started on "  \
+       "it so far; " TOYMPI_COLL_OPS_TEXT ")")                                            \
+    EV(toympi_coll_end, TOYMPI_L_COLL, 0, USER_BASIC, COLL,                                \
+       "a collective operation finished on the communicator (" TOYMPI_COLL_OPS_TEXT ")")  \
+    EV(toympi_comm_create, TOYMPI_L_COMM, 0, USER_BASIC, COMM,                             \
+       "a communicator was created (MPI_Init for the predefined ones, MPI_Comm_dup, "     \
+       "MPI_Comm_split); handle: its MPI_Comm value")                                     \
+    EV(toympi_comm_free, TOYMPI_L_COMM, 0, USER_BASIC, COMM,                               \
+       "a communicator is about to be freed (MPI_Comm_free, or MPI_Finalize for the "     \
+       "remaining ones)")
+
+/* Everything mpitev generates per type: struct NAME_payload, NAME_type, NAME_declare and
+ * the typed raise behind MPITEV_RAISE_EVENT(NAME, ...). */
+#define TOYMPI__EVENT_TYPE(name, layout, flags, verbosity, category, text)                \
+    MPITEV_EVENT_TYPE(name, layout)
+TOYMPI_EVENTS(TOYMPI__EVENT_TYPE)
+
+/* Their number. */
+#define TOYMPI__EVENT_ONE(name, layout, flags, verbosity, category, text) +1
+enum { TOYMPI_EV_NUM_TYPES = 0 TOYMPI_EVENTS(TOYMPI__EVENT_ONE) };
+
+/* ------------------------------------------------------------ sources and lifecycle */
 extern mpitev_source toympi_events_src_api TOYMPI_HIDDEN;
 extern mpitev_source toympi_events_src_engine TOYMPI_HIDDEN;
 
-enum {
-    TOYMPI_EV_MESSAGE_ARRIVED,
-    TOYMPI_EV_SEARCH_POSTED_BEGIN,
-    TOYMPI_EV_SEARCH_POSTED_END,
-    TOYMPI_EV_SEARCH_UNEXPECTED_BEGIN,
-    TOYMPI_EV_SEARCH_UNEXPECTED_END,
-    TOYMPI_EV_POSTED_INSERT,
-    TOYMPI_EV_POSTED_REMOVE,
-    TOYMPI_EV_UNEXPECTED_INSERT,
-    TOYMPI_EV_UNEXPECTED_REMOVE,
-    TOYMPI_EV_TRANSFER_BEGIN,
-    TOYMPI_EV_TRANSFER_END,
-    TOYMPI_EV_RENDEZVOUS,
-    TOYMPI_EV_CANCEL,
-    TOYMPI_EV_REQUEST_FREE,
-    TOYMPI_EV_COLL_BEGIN,
-    TOYMPI_EV_COLL_END,
-    TOYMPI_EV_COMM_CREATE,
-    TOYMPI_EV_COMM_FREE,
-    TOYMPI_EV_NUM_TYPES
-};
-extern mpitev_type toympi_events_types[TOYMPI_EV_NUM_TYPES] TOYMPI_HIDDEN;
-#define TOYMPI_EVT(k) (&toympi_events_types[TOYMPI_EV_##k])
-
-/* Lifecycle, reference counted: MPI_T_init_thread and MPI_Init each take a reference
- * (the first one initialises mpitev and declares), MPI_T_finalize and MPI_Finalize each
- * give theirs back (the last one finalizes mpitev). */
+/* MPI_T_init_thread and MPI_Init each call toympi_events_init, MPI_T_finalize and
+ * MPI_Finalize each call toympi_events_finalize: one mpitev_init / mpitev_finalize each
+ * (the core counts them). The first init declares the sources and types; declarations
+ * live for the process, and declaring again is a no-op. */
 int toympi_events_init(void) TOYMPI_HIDDEN;
 void toympi_events_finalize(void) TOYMPI_HIDDEN;
 /* Deliver what the engine buffered (and the API source's buffered registrations), calling
- * tool code at cb_safety. Called at the end of every toympi_progress() and in
- * MPI_Finalize. A nested call (a callback that calls MPI) returns at once. */
+ * tool code at cb_safety. Only toympi_progress_poll (progress.c) calls it. A nested call
+ * (a callback that calls MPI) returns at once. */
 void toympi_events_drain(int cb_safety) TOYMPI_HIDDEN;
-/* At the exit of every MPI call that may have entered the engine without going through
- * toympi_progress (eager sends complete at once; a receive may match a message already
- * in the unexpected queue; collectives end with such sends): drain there too, so every
- * event is delivered before the MPI call that raised it returns. Nothing internal is
- * held at an API exit, so the level is MPITEV_CB_REQUIRE_NONE. */
-static inline void toympi_events_api_exit(void) { toympi_events_drain(MPITEV_CB_REQUIRE_NONE); }
 /* Object key of the communicator owning a context id (NULL if none: such an instance is
  * delivered to no communicator-bound registration). */
 const void *toympi_events_ctx_key(uint32_t context_id) TOYMPI_HIDDEN;
@@ -90,71 +204,15 @@ const void *toympi_events_ctx_key(uint32_t context_id) TOYMPI_HIDDEN;
 #define TOYMPI_EV_KEY_WORLD 1u
 #define TOYMPI_EV_KEY_SELF 2u
 
-/* MPI_T enums (one per event type, naming its elements) and categories, for mpit.c. */
-int toympi_events_num_enums(void) TOYMPI_HIDDEN;
-const mpitev_enum *toympi_events_enum(int i) TOYMPI_HIDDEN;
-int toympi_events_enum_index(const mpitev_enum *e) TOYMPI_HIDDEN;
+/* MPI_T categories (the toy has no cvars or pvars, so these are all of them), for mpit.c. */
 typedef struct {
     const char *name, *desc;
 } toympi_category_t;
 int toympi_events_num_categories(void) TOYMPI_HIDDEN;
 const toympi_category_t *toympi_events_category(int i) TOYMPI_HIDDEN;
 
-/* ---------------------------------------------------------------------- payloads
- * One struct per layout; events.c lists the members with MPITEV_ELEMENT_OF, so mpitev
- * checks each displacement against the struct. Request ids are per-process numbers
- * (toympi_request_t.ev_id, never reused); seq numbers count arrived envelopes. */
+/* ---------------------------------------------------------------------- payload values */
 enum { TOYMPI_EV_EAGER = 0, TOYMPI_EV_RENDEZVOUS_PROTO = 1 };
-
-struct toympi_ev_arrived {          /* message_arrived */
-    int32_t context_id, source, tag, protocol;
-    mpitev_count_t bytes;
-    uint64_t seq;
-};
-struct toympi_ev_search_posted {    /* search_posted_begin (found = -1) / _end */
-    int32_t context_id, source, tag, queue_length;
-    int32_t found;
-    uint64_t seq;
-    uint64_t request_id;            /* the matched receive, 0 if none */
-};
-struct toympi_ev_search_unexpected { /* search_unexpected_begin (found = -1) / _end */
-    int32_t context_id, source, tag, queue_length;
-    int32_t found;
-    uint64_t request_id;            /* the receive being posted */
-    uint64_t seq;                   /* the matched message, 0 if none */
-};
-struct toympi_ev_posted {           /* posted_insert / posted_remove */
-    int32_t context_id, source, tag, queue_length;
-    uint64_t request_id;
-};
-struct toympi_ev_unexpected {       /* unexpected_insert / unexpected_remove */
-    int32_t context_id, source, tag, queue_length;
-    mpitev_count_t bytes;
-    uint64_t seq;
-};
-struct toympi_ev_transfer {         /* transfer_begin / transfer_end */
-    int32_t context_id, peer, tag, is_send;
-    int32_t protocol;
-    mpitev_count_t bytes;
-    uint64_t request_id;
-};
-struct toympi_ev_rendezvous {       /* rendezvous handshake step */
-    int32_t context_id, step, peer, tag;
-    mpitev_count_t bytes;
-    uint64_t request_id;
-};
-struct toympi_ev_request {          /* cancel (flag = cancelled) / request_free (flag = is_send) */
-    int32_t context_id, peer, tag, flag;
-    uint64_t request_id;
-};
-struct toympi_ev_coll {             /* coll_begin / coll_end */
-    char name[16];                  /* first: a tool sizes an MPI_CHAR element by the
-                                     * next displacement (16.3.8.3 gives no count) */
-    int32_t context_id, rank, size, seq;
-};
-struct toympi_ev_comm {             /* comm_create / comm_free */
-    int32_t context_id, rank, size, handle;
-};
 
 /* Rendezvous steps. */
 enum { TOYMPI_RNDV_RTS_SENT = 0, TOYMPI_RNDV_CTS_SENT = 1, TOYMPI_RNDV_CTS_RECEIVED = 2 };
@@ -181,118 +239,103 @@ static inline int32_t toympi_ev_tag(const toympi_request_t *r)
  * that called MPI would re-enter the transport mid-frame; in a threaded MPI this is where
  * the matching lock is held, and with hardware matching it is a completion handler. So
  * nothing but async-signal-safe code may run here, and the types are always buffered:
- * tool code only ever sees them from toympi_events_drain. */
-#define TOYMPI_ENGINE_RAISE(k, key, ...)                                                     \
-    MPITEV_RAISE(TOYMPI_EVT(k), &toympi_events_src_engine, (key),                           \
-                 MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, __VA_ARGS__)
+ * tool code only ever sees them from toympi_events_drain. The hooks take the engine's
+ * own objects; the arguments after the key are the payload members, in table order. */
+#define TOYMPI_ENGINE_RAISE(name, key, ...)                                                \
+    MPITEV_RAISE_EVENT(name, &toympi_events_src_engine, (key),                            \
+                       MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, __VA_ARGS__)
 
 /* a message envelope (EAGER or RTS header) arrived from a peer */
 static inline void toympi_ev_message_arrived(uint32_t context_id, int src, int tag, size_t bytes,
                                              int rendezvous, uint64_t seq)
 {
-    TOYMPI_ENGINE_RAISE(MESSAGE_ARRIVED, toympi_events_ctx_key(context_id),
-                        &(struct toympi_ev_arrived){(int32_t)context_id, src, tag,
-                                                    rendezvous ? TOYMPI_EV_RENDEZVOUS_PROTO
-                                                               : TOYMPI_EV_EAGER,
-                                                    (mpitev_count_t)bytes, seq});
+    TOYMPI_ENGINE_RAISE(toympi_message_arrived, toympi_events_ctx_key(context_id),
+                        (int32_t)context_id, src, tag,
+                        rendezvous ? TOYMPI_EV_RENDEZVOUS_PROTO : TOYMPI_EV_EAGER,
+                        (mpitev_count_t)bytes, seq);
 }
 
 /* search of the posted-receive queue for an arriving message */
 static inline void toympi_ev_search_posted_begin(uint32_t context_id, int src, int tag,
                                                  size_t qlen, uint64_t seq)
 {
-    TOYMPI_ENGINE_RAISE(SEARCH_POSTED_BEGIN, toympi_events_ctx_key(context_id),
-                        &(struct toympi_ev_search_posted){(int32_t)context_id, src, tag,
-                                                          (int32_t)qlen, -1, seq, 0});
+    TOYMPI_ENGINE_RAISE(toympi_search_posted_begin, toympi_events_ctx_key(context_id),
+                        (int32_t)context_id, src, tag, (int32_t)qlen, -1, seq, 0);
 }
 static inline void toympi_ev_search_posted_end(uint32_t context_id, int src, int tag,
                                                size_t qlen, uint64_t seq,
                                                const toympi_request_t *found)
 {
-    TOYMPI_ENGINE_RAISE(SEARCH_POSTED_END, toympi_events_ctx_key(context_id),
-                        &(struct toympi_ev_search_posted){(int32_t)context_id, src, tag,
-                                                          (int32_t)qlen, found != NULL, seq,
-                                                          found ? found->ev_id : 0});
+    TOYMPI_ENGINE_RAISE(toympi_search_posted_end, toympi_events_ctx_key(context_id),
+                        (int32_t)context_id, src, tag, (int32_t)qlen, found != NULL, seq,
+                        found ? found->ev_id : 0);
 }
 
 /* search of the unexpected-message queue for a newly posted receive */
 static inline void toympi_ev_search_unexpected_begin(const toympi_request_t *r, size_t qlen)
 {
-    TOYMPI_ENGINE_RAISE(SEARCH_UNEXPECTED_BEGIN, toympi_events_ctx_key(r->context_id),
-                        &(struct toympi_ev_search_unexpected){(int32_t)r->context_id, r->src,
-                                                              r->tag, (int32_t)qlen, -1,
-                                                              r->ev_id, 0});
+    TOYMPI_ENGINE_RAISE(toympi_search_unexpected_begin, toympi_events_ctx_key(r->context_id),
+                        (int32_t)r->context_id, r->src, r->tag, (int32_t)qlen, -1, r->ev_id, 0);
 }
 static inline void toympi_ev_search_unexpected_end(const toympi_request_t *r, size_t qlen,
                                                    const toympi_unexpected_t *found)
 {
-    TOYMPI_ENGINE_RAISE(SEARCH_UNEXPECTED_END, toympi_events_ctx_key(r->context_id),
-                        &(struct toympi_ev_search_unexpected){(int32_t)r->context_id, r->src,
-                                                              r->tag, (int32_t)qlen,
-                                                              found != NULL, r->ev_id,
-                                                              found ? found->seq : 0});
+    TOYMPI_ENGINE_RAISE(toympi_search_unexpected_end, toympi_events_ctx_key(r->context_id),
+                        (int32_t)r->context_id, r->src, r->tag, (int32_t)qlen, found != NULL,
+                        r->ev_id, found ? found->seq : 0);
 }
 
+/* the queues themselves (queue_length after the change) */
 static inline void toympi_ev_posted_insert(const toympi_request_t *r, size_t qlen)
 {
-    TOYMPI_ENGINE_RAISE(POSTED_INSERT, toympi_events_ctx_key(r->context_id),
-                        &(struct toympi_ev_posted){(int32_t)r->context_id, r->src, r->tag,
-                                                   (int32_t)qlen, r->ev_id});
+    TOYMPI_ENGINE_RAISE(toympi_posted_insert, toympi_events_ctx_key(r->context_id),
+                        (int32_t)r->context_id, r->src, r->tag, (int32_t)qlen, r->ev_id);
 }
 static inline void toympi_ev_posted_remove(const toympi_request_t *r, size_t qlen)
 {
-    TOYMPI_ENGINE_RAISE(POSTED_REMOVE, toympi_events_ctx_key(r->context_id),
-                        &(struct toympi_ev_posted){(int32_t)r->context_id, r->src, r->tag,
-                                                   (int32_t)qlen, r->ev_id});
+    TOYMPI_ENGINE_RAISE(toympi_posted_remove, toympi_events_ctx_key(r->context_id),
+                        (int32_t)r->context_id, r->src, r->tag, (int32_t)qlen, r->ev_id);
 }
 static inline void toympi_ev_unexpected_insert(const toympi_unexpected_t *u, size_t qlen)
 {
-    TOYMPI_ENGINE_RAISE(UNEXPECTED_INSERT, toympi_events_ctx_key(u->context_id),
-                        &(struct toympi_ev_unexpected){(int32_t)u->context_id, u->src, u->tag,
-                                                       (int32_t)qlen,
-                                                       (mpitev_count_t)u->bytes, u->seq});
+    TOYMPI_ENGINE_RAISE(toympi_unexpected_insert, toympi_events_ctx_key(u->context_id),
+                        (int32_t)u->context_id, u->src, u->tag, (int32_t)qlen,
+                        (mpitev_count_t)u->bytes, u->seq);
 }
 static inline void toympi_ev_unexpected_remove(const toympi_unexpected_t *u, size_t qlen)
 {
-    TOYMPI_ENGINE_RAISE(UNEXPECTED_REMOVE, toympi_events_ctx_key(u->context_id),
-                        &(struct toympi_ev_unexpected){(int32_t)u->context_id, u->src, u->tag,
-                                                       (int32_t)qlen,
-                                                       (mpitev_count_t)u->bytes, u->seq});
+    TOYMPI_ENGINE_RAISE(toympi_unexpected_remove, toympi_events_ctx_key(u->context_id),
+                        (int32_t)u->context_id, u->src, u->tag, (int32_t)qlen,
+                        (mpitev_count_t)u->bytes, u->seq);
 }
 
 /* payload movement; is_send tells the side; rendezvous: via RTS/CTS/DATA. bytes: the
  * message size (send) or the bytes delivered into the receive buffer (receive). */
-static inline void toympi_ev_transfer(int k, const toympi_request_t *r, int is_send,
-                                      int rendezvous)
-{
-    MPITEV_RAISE(&toympi_events_types[k], &toympi_events_src_engine,
-                 toympi_events_ctx_key(r->context_id), MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE,
-                 &(struct toympi_ev_transfer){
-                     (int32_t)r->context_id, toympi_ev_peer(r), toympi_ev_tag(r), is_send,
-                     rendezvous ? TOYMPI_EV_RENDEZVOUS_PROTO : TOYMPI_EV_EAGER,
-                     (mpitev_count_t)(is_send ? r->bytes : (size_t)r->status.toympi_count),
-                     r->ev_id});
-}
+#define TOYMPI__TRANSFER_PAYLOAD(r, is_send, rendezvous)                                   \
+    (int32_t)(r)->context_id, toympi_ev_peer(r), toympi_ev_tag(r), (is_send),              \
+        (rendezvous) ? TOYMPI_EV_RENDEZVOUS_PROTO : TOYMPI_EV_EAGER,                       \
+        (mpitev_count_t)((is_send) ? (r)->bytes : (size_t)(r)->status.toympi_count), (r)->ev_id
 static inline void toympi_ev_transfer_begin(const toympi_request_t *r, int is_send, int rendezvous)
 {
-    toympi_ev_transfer(TOYMPI_EV_TRANSFER_BEGIN, r, is_send, rendezvous);
+    TOYMPI_ENGINE_RAISE(toympi_transfer_begin, toympi_events_ctx_key(r->context_id),
+                        TOYMPI__TRANSFER_PAYLOAD(r, is_send, rendezvous));
 }
 static inline void toympi_ev_transfer_end(const toympi_request_t *r, int is_send, int rendezvous)
 {
-    toympi_ev_transfer(TOYMPI_EV_TRANSFER_END, r, is_send, rendezvous);
+    TOYMPI_ENGINE_RAISE(toympi_transfer_end, toympi_events_ctx_key(r->context_id),
+                        TOYMPI__TRANSFER_PAYLOAD(r, is_send, rendezvous));
 }
 
 /* rendezvous handshake steps (TOYMPI_RNDV_*): r is the send request for RTS_SENT and
  * CTS_RECEIVED, the matched receive for CTS_SENT */
 static inline void toympi_ev_rendezvous(const toympi_request_t *r, int step)
 {
-    TOYMPI_ENGINE_RAISE(RENDEZVOUS, toympi_events_ctx_key(r->context_id),
-                        &(struct toympi_ev_rendezvous){
-                            (int32_t)r->context_id, step, toympi_ev_peer(r), toympi_ev_tag(r),
-                            (mpitev_count_t)(r->kind == TOYMPI_REQ_SEND
-                                                 ? r->bytes
-                                                 : (size_t)r->status.toympi_count),
-                            r->ev_id});
+    TOYMPI_ENGINE_RAISE(toympi_rendezvous, toympi_events_ctx_key(r->context_id),
+                        (int32_t)r->context_id, step, toympi_ev_peer(r), toympi_ev_tag(r),
+                        (mpitev_count_t)(r->kind == TOYMPI_REQ_SEND
+                                             ? r->bytes
+                                             : (size_t)r->status.toympi_count),
+                        r->ev_id);
 }
 
 /* ================================================================= API level
@@ -300,10 +343,9 @@ static inline void toympi_ev_rendezvous(const toympi_request_t *r, int step)
  * internal state held it is MPITEV_CB_REQUIRE_NONE. */
 static inline void toympi_ev_cancel(const toympi_request_t *r, int cancelled, int cb_safety)
 {
-    MPITEV_RAISE(TOYMPI_EVT(CANCEL), &toympi_events_src_api, toympi_events_ctx_key(r->context_id),
-                 cb_safety,
-                 &(struct toympi_ev_request){(int32_t)r->context_id, toympi_ev_peer(r),
-                                             toympi_ev_tag(r), cancelled, r->ev_id});
+    MPITEV_RAISE_EVENT(toympi_cancel, &toympi_events_src_api,
+                       toympi_events_ctx_key(r->context_id), cb_safety, (int32_t)r->context_id,
+                       toympi_ev_peer(r), toympi_ev_tag(r), cancelled, r->ev_id);
 }
 
 /* A user request is freed: from MPI_Wait/Test/.../Request_free at API level (api source,
@@ -311,53 +353,42 @@ static inline void toympi_ev_cancel(const toympi_request_t *r, int cancelled, in
  * completes it (engine source, ASYNC_SIGNAL_SAFE). */
 static inline void toympi_ev_request_free(const toympi_request_t *r, int in_engine)
 {
-    MPITEV_RAISE(TOYMPI_EVT(REQUEST_FREE),
-                 in_engine ? &toympi_events_src_engine : &toympi_events_src_api,
-                 toympi_events_ctx_key(r->context_id),
-                 in_engine ? MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE : MPITEV_CB_REQUIRE_NONE,
-                 &(struct toympi_ev_request){(int32_t)r->context_id, toympi_ev_peer(r),
-                                             toympi_ev_tag(r), r->kind == TOYMPI_REQ_SEND,
-                                             r->ev_id});
+    MPITEV_RAISE_EVENT(toympi_request_free,
+                       in_engine ? &toympi_events_src_engine : &toympi_events_src_api,
+                       toympi_events_ctx_key(r->context_id),
+                       in_engine ? MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE : MPITEV_CB_REQUIRE_NONE,
+                       (int32_t)r->context_id, toympi_ev_peer(r), toympi_ev_tag(r),
+                       r->kind == TOYMPI_REQ_SEND, r->ev_id);
 }
 
 /* Collective entry (after argument checks, before any internal operation) and exit
- * (after completion, before the error handler): NONE. name: "MPI_Bcast", ... */
-static inline void toympi_ev_coll(int k, const toympi_comm_t *c, const char *name)
-{
-    if (MPITEV_ENABLED(&toympi_events_types[k])) { /* strncpy only when someone listens */
-        struct toympi_ev_coll p = {{0}, (int32_t)c->context_id, c->rank, c->size,
-                                   (int32_t)c->coll_seq};
-        strncpy(p.name, name, sizeof p.name - 1);
-        MPITEV_RAISE(&toympi_events_types[k], &toympi_events_src_api, TOYMPI_EV_KEY(c),
-                     MPITEV_CB_REQUIRE_NONE, &p);
-    }
-}
-static inline void toympi_ev_coll_begin(toympi_comm_t *c, const char *name)
+ * (after completion, before the error handler): NONE. op: TOYMPI_COLL_*. */
+static inline void toympi_ev_coll_begin(toympi_comm_t *c, int op)
 {
     c->coll_seq++;
-    toympi_ev_coll(TOYMPI_EV_COLL_BEGIN, c, name);
+    MPITEV_RAISE_EVENT(toympi_coll_begin, &toympi_events_src_api, TOYMPI_EV_KEY(c),
+                       MPITEV_CB_REQUIRE_NONE, op, (int32_t)c->context_id, c->rank, c->size,
+                       (int32_t)c->coll_seq);
 }
-static inline void toympi_ev_coll_end(const toympi_comm_t *c, const char *name)
+static inline void toympi_ev_coll_end(const toympi_comm_t *c, int op)
 {
-    toympi_ev_coll(TOYMPI_EV_COLL_END, c, name);
+    MPITEV_RAISE_EVENT(toympi_coll_end, &toympi_events_src_api, TOYMPI_EV_KEY(c),
+                       MPITEV_CB_REQUIRE_NONE, op, (int32_t)c->context_id, c->rank, c->size,
+                       (int32_t)c->coll_seq);
 }
 
 /* Communicator created (complete, before the call returns) or about to be freed (still
  * complete). cb_safety: NONE from MPI_Comm_dup/split/free; MPI_RESTRICTED from MPI_Init
  * and MPI_Finalize (MPI is not usable there). */
-static inline void toympi_ev_comm(int k, const toympi_comm_t *c, int cb_safety)
-{
-    MPITEV_RAISE(&toympi_events_types[k], &toympi_events_src_api, TOYMPI_EV_KEY(c), cb_safety,
-                 &(struct toympi_ev_comm){(int32_t)c->context_id, c->rank, c->size,
-                                          (int32_t)toympi_comm_handle(c)});
-}
 static inline void toympi_ev_comm_create(const toympi_comm_t *c, int cb_safety)
 {
-    toympi_ev_comm(TOYMPI_EV_COMM_CREATE, c, cb_safety);
+    MPITEV_RAISE_EVENT(toympi_comm_create, &toympi_events_src_api, TOYMPI_EV_KEY(c), cb_safety,
+                       (int32_t)c->context_id, c->rank, c->size, (int32_t)toympi_comm_handle(c));
 }
 static inline void toympi_ev_comm_free(const toympi_comm_t *c, int cb_safety)
 {
-    toympi_ev_comm(TOYMPI_EV_COMM_FREE, c, cb_safety);
+    MPITEV_RAISE_EVENT(toympi_comm_free, &toympi_events_src_api, TOYMPI_EV_KEY(c), cb_safety,
+                       (int32_t)c->context_id, c->rank, c->size, (int32_t)toympi_comm_handle(c));
 }
 
 #endif

@@ -3,18 +3,17 @@
  * MPI_T_init_thread / MPI_T_finalize are reference counted and independent of
  * MPI_Init/MPI_Finalize (MPI-4.1 §15.3.4). The 18 event and source functions of §16.3.8
  * come from the mpitev adapter, instantiated in this translation unit (the one TU that
- * has MPITEV_IMPLEMENTATION and MPITEV_ADAPTER_IMPLEMENTATION); the enum and category
- * functions are written here over the tables of events.c. The toy has no control or
- * performance variables.
+ * has MPITEV_IMPLEMENTATION and MPITEV_ADAPTER_IMPLEMENTATION); what the toy writes
+ * itself is its MPI_T reference count, the object-key hook and the category functions
+ * (the enum functions and the string convention are the adapter's helpers). The toy has
+ * no control or performance variables.
  *
- * Conventions (the adapter's, docs/adapter-guide.md section 6, kept for these too):
+ * Conventions (the adapter's, docs/adapter-guide.md section 8, kept for these too):
  * MPI_T_ERR_NOT_INITIALIZED first, then index/handle errors, then other arguments;
- * strings follow MPI-3.1 §14.3.3 (the length returned is always the string length plus
- * one; NULL buffer or length 0 is a length query; NULL length ignores the buffer; a
- * negative length with a buffer is MPI_T_ERR_INVALID); nothing is written on failure. */
+ * strings follow MPI-3.1 §14.3.3 (mpitev_adapter_string); nothing is written on
+ * failure. */
 #include "toympi_internal.h"
 
-#include <limits.h>
 #include <string.h>
 
 #include "events.h"
@@ -78,48 +77,9 @@ static int toympi_event_key(int bind, void *obj_handle, const void **key)
 }
 #define MPITEV_ADAPTER_OBJECT_KEY(b, h, k) toympi_event_key((b), (h), (k))
 
-/* MPI_T_enum handles: a tag in the high byte and the enum's index + 1, never a pointer,
- * so the handle of an event type's enum is the same number in every process (16.3.8.3:
- * enumtype must be identical for equivalent event names across connected processes). */
-#define TOYMPI_T_ENUM_TAG 0x7e000000u
-static MPI_T_enum enum_handle(int index)
-{
-    return (MPI_T_enum)(uintptr_t)(TOYMPI_T_ENUM_TAG | (unsigned)(index + 1));
-}
-static const mpitev_enum *enum_lookup(MPI_T_enum h)
-{
-    uintptr_t v = (uintptr_t)h;
-    if ((v & 0xff000000u) != TOYMPI_T_ENUM_TAG || v > 0xffffffffu)
-        return NULL;
-    return toympi_events_enum((int)(v & 0x00ffffffu) - 1);
-}
-static MPI_T_enum enum_of(const mpitev_enum *e)
-{
-    int i = toympi_events_enum_index(e);
-    return i < 0 ? MPI_T_ENUM_NULL : enum_handle(i);
-}
-#define MPITEV_ADAPTER_ENUM(e) enum_of(e)
-
 #define MPITEV_IMPLEMENTATION
 #define MPITEV_ADAPTER_IMPLEMENTATION
 #include <mpitev/adapter.h>
-
-/* ------------------------------------------------------------- strings (§14.3.3) */
-static int str_ok(const char *buf, const int *len) { return !(len && buf && *len < 0); }
-static void str_out(const char *s, char *buf, int *len)
-{
-    if (!len)
-        return;
-    size_t n = strlen(s);
-    if (n > (size_t)INT_MAX - 1)
-        n = (size_t)INT_MAX - 1;
-    if (buf && *len > 0) {
-        size_t k = n < (size_t)(*len - 1) ? n : (size_t)(*len - 1);
-        memcpy(buf, s, k);
-        buf[k] = '\0';
-    }
-    *len = (int)n + 1;
-}
 
 #define T_CHECK_INIT()                                                                     \
     do {                                                                                   \
@@ -127,34 +87,21 @@ static void str_out(const char *s, char *buf, int *len)
             return MPI_T_ERR_NOT_INITIALIZED;                                              \
     } while (0)
 
-/* ------------------------------------------------------------- enums (§14.3.5) */
+/* ------------------------------------------------------------- enums (§14.3.5)
+ * The toy's only enums are its event types' element-name enums, which the adapter owns
+ * (handles, names, items); an MPI with enums of its own would try those after
+ * MPI_T_ERR_INVALID_INDEX. */
 int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
 {
     T_CHECK_INIT();
-    const mpitev_enum *e = enum_lookup(enumtype);
-    if (!e)
-        return MPI_T_ERR_INVALID_INDEX; /* "the enumeration index is invalid" */
-    if (!num || !str_ok(name, name_len))
-        return MPI_T_ERR_INVALID;
-    *num = e->num_items;
-    str_out(e->name, name, name_len);
-    return MPI_SUCCESS;
+    return mpitev_adapter_enum_get_info(enumtype, num, name, name_len);
 }
 TOYMPI_WEAK(T_enum_get_info)
 
 int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len)
 {
     T_CHECK_INIT();
-    const mpitev_enum *e = enum_lookup(enumtype);
-    if (!e)
-        return MPI_T_ERR_INVALID_INDEX;
-    if (index < 0 || index >= e->num_items)
-        return MPI_T_ERR_INVALID_ITEM;
-    if (!value || !str_ok(name, name_len))
-        return MPI_T_ERR_INVALID;
-    *value = e->items[index].value;
-    str_out(e->items[index].name, name, name_len);
-    return MPI_SUCCESS;
+    return mpitev_adapter_enum_get_item(enumtype, index, value, name, name_len);
 }
 TOYMPI_WEAK(T_enum_get_item)
 
@@ -177,10 +124,13 @@ int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *des
     const toympi_category_t *c = toympi_events_category(cat_index);
     if (!c)
         return MPI_T_ERR_INVALID_INDEX;
-    if (!str_ok(name, name_len) || !str_ok(desc, desc_len))
-        return MPI_T_ERR_INVALID;
-    str_out(c->name, name, name_len);
-    str_out(c->desc, desc, desc_len);
+    int rc = mpitev_adapter_string_check(name, name_len);
+    if (rc == MPI_SUCCESS)
+        rc = mpitev_adapter_string_check(desc, desc_len);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    mpitev_adapter_string(c->name, name, name_len);
+    mpitev_adapter_string(c->desc, desc, desc_len);
     if (num_cvars)
         *num_cvars = 0;
     if (num_pvars)

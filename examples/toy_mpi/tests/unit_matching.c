@@ -22,7 +22,8 @@
 
 /* ------------------------------------------------ what matching.c links against */
 mpitev_source toympi_events_src_engine;
-mpitev_type toympi_events_types[TOYMPI_EV_NUM_TYPES];
+#define DEFINE_TYPE(name, ...) MPITEV_EVENT_DEFINE(name)
+TOYMPI_EVENTS(DEFINE_TYPE)
 const void *toympi_events_ctx_key(uint32_t context_id)
 {
     (void)context_id;
