@@ -1,9 +1,9 @@
 /* tc.h -- the part every example tool shares ("tool core"), standard MPI_T API only.
  *
  * A tool is a shared library attached to an unmodified MPI program (LD_PRELOAD, or linked
- * before the MPI library). tc_core.c owns the PMPI wrappers (MPI_Init, MPI_Init_thread,
- * MPI_Finalize, MPI_Comm_dup, MPI_Comm_split, MPI_Comm_free) and everything a tool needs
- * around them:
+ * before the MPI library). tc_core.c owns the PMPI wrappers of MPI_Init, MPI_Init_thread
+ * and MPI_Finalize, tc_comms.c those of the calls that create or free a communicator,
+ * and tc_core.c everything a tool needs around them:
  *
  *   - the event types and sources as MPI_T describes them (names, elements named by the
  *     type's enum, datatypes, displacements, sources' clocks);
@@ -97,6 +97,12 @@ struct tc_tool {
 extern const struct tc_tool tc_tool;
 
 /* ---- tables (valid between attach and finish) */
+/* Register the selected communicator-bound types on a new communicator (a no-op before
+ * the tool is attached, or for MPI_COMM_NULL), and free those registrations when it is
+ * freed. tc_comms.c calls them from its wrappers. */
+void tc_comm_follow(MPI_Comm c, const char *label);
+void tc_comm_unfollow(MPI_Comm c);
+
 int tc_num_types(void);
 struct tc_type *tc_types(void);
 int tc_num_sources(void);

@@ -1,4 +1,4 @@
-/* tc_core.c -- attaching a tool: PMPI wrappers, MPI_T tables, registrations that follow
+/* tc_core.c -- attaching a tool: the MPI_Init/MPI_Finalize wrappers, MPI_T tables, registrations that follow
  * communicators, per-thread recording and the fold (see tc.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "tc.h"
@@ -247,8 +247,10 @@ static void reg_free(struct tc_reg *g)
         atomic_fetch_sub(&frees_pending, 1);
 }
 
-static void comm_follow(MPI_Comm c, const char *label)
+void tc_comm_follow(MPI_Comm c, const char *label)
 {
+    if (!attached || c == MPI_COMM_NULL)
+        return;
     if (ncomms == comms_cap) {
         int cap = comms_cap ? 2 * comms_cap : 8;
         struct tc_comm **n = realloc(comms, (size_t)cap * sizeof *n);
@@ -276,8 +278,10 @@ static void comm_follow(MPI_Comm c, const char *label)
         tc_tool.comm_added(tc);
 }
 
-static void comm_unfollow(MPI_Comm c)
+void tc_comm_unfollow(MPI_Comm c)
 {
+    if (!attached)
+        return;
     for (int i = 0; i < ncomms; i++) {
         if (!comms[i]->active || comms[i]->comm != c)
             continue;
@@ -380,8 +384,8 @@ static void attach(void)
     if (tc_tool.start)
         tc_tool.start(my_rank, my_size);
     attached = 1;
-    comm_follow(MPI_COMM_WORLD, "MPI_COMM_WORLD");
-    comm_follow(MPI_COMM_SELF, "MPI_COMM_SELF");
+    tc_comm_follow(MPI_COMM_WORLD, "MPI_COMM_WORLD");
+    tc_comm_follow(MPI_COMM_SELF, "MPI_COMM_SELF");
     for (int i = 0; i < ntypes; i++)
         if (types[i].selected && types[i].bind == MPI_T_BIND_NO_OBJECT)
             reg_add(&types[i], -1, NULL);
@@ -427,31 +431,4 @@ int MPI_Finalize(void)
 {
     detach();
     return PMPI_Finalize();
-}
-
-int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
-{
-    int rc = PMPI_Comm_dup(comm, newcomm);
-    if (rc == MPI_SUCCESS && attached)
-        comm_follow(*newcomm, NULL);
-    return rc;
-}
-
-int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
-{
-    int rc = PMPI_Comm_split(comm, color, key, newcomm);
-    if (rc == MPI_SUCCESS && attached && *newcomm != MPI_COMM_NULL)
-        comm_follow(*newcomm, NULL);
-    return rc;
-}
-
-int MPI_Comm_free(MPI_Comm *comm)
-{
-    MPI_Comm old = comm ? *comm : MPI_COMM_NULL;
-    int rc = PMPI_Comm_free(comm);
-    /* After the free, so the MPI's own "communicator freed" event is still seen; the
-     * registrations then match nothing (the object is gone) and are released. */
-    if (rc == MPI_SUCCESS && attached)
-        comm_unfollow(old);
-    return rc;
 }
