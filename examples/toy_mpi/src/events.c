@@ -7,6 +7,7 @@
 #include "events.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 /* ------------------------------------------------------------------- storage */
 mpitev_source toympi_events_src_api;
@@ -19,10 +20,29 @@ TOYMPI_EVENTS(TOYMPI__EVENT_DEFINE)
 
 /* The engine raises several records per message and is drained at every progress poll
  * and API exit (progress.c): 4096 records hold a few hundred unprogressed messages (a
- * sender that only calls MPI_Send on eager messages never polls). Every payload here
- * fits a 64-byte record. */
+ * sender that only calls MPI_Send on eager messages never polls). TOYMPI_EVENT_BUFFER
+ * (records, 2 .. 2^24) changes it, for instance to make drops happen in a test; it is
+ * read at the first declaration, since declarations live for the process. Every
+ * payload here fits a 64-byte record. */
 #define TOYMPI_ENGINE_BUFFER 4096
 #define TOYMPI_RECORD_BYTES 64
+
+static uint32_t engine_buffer_records(void)
+{
+    static uint32_t records; /* 0: not read yet */
+    if (records == 0) {
+        const char *v = getenv("TOYMPI_EVENT_BUFFER");
+        char *end = NULL;
+        long n = v ? strtol(v, &end, 10) : 0;
+        records = TOYMPI_ENGINE_BUFFER;
+        if (v && (end == v || *end != '\0' || n < 2 || n > (1L << 24)))
+            fprintf(stderr, "toympi: TOYMPI_EVENT_BUFFER=%s is not a record count in 2..%ld; using %d\n",
+                    v, 1L << 24, TOYMPI_ENGINE_BUFFER);
+        else if (v)
+            records = (uint32_t)n;
+    }
+    return records;
+}
 
 /* ------------------------------------------------------------------- categories
  * The toy has no control or performance variables, so its MPI_T categories are exactly
@@ -60,7 +80,7 @@ static int declare_sources(void)
         .desc = "the progress and matching engine (frame handlers, posted and unexpected "
                 "queues, protocol steps); buffered, delivered by the progress engine",
         .ordering = MPITEV_SOURCE_ORDERED, /* no progress thread: one flow at a time */
-        .buffer_capacity = TOYMPI_ENGINE_BUFFER,
+        .buffer_capacity = engine_buffer_records(),
         .buffer_record_size = TOYMPI_RECORD_BYTES,
         .buffered_by_default = 1,
     });
