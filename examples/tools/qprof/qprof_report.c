@@ -86,7 +86,20 @@ static double attach_seconds(void)
     return s && s->ticks_per_second > 0 ? (double)s->t0 / (double)s->ticks_per_second : 0;
 }
 
-static void write_script(int size, const double *offset, const long *maxlen)
+/* A tick step for an axis of counts from 0 to max: 1, 2, 5, 10, 20, 50, ... with at
+ * most 8 intervals, so the axis never shows fractions of an entry or a search. */
+static long count_tic_step(long max)
+{
+    static const long mantissa[3] = {1, 2, 5};
+    for (long decade = 1;; decade *= 10)
+        for (int i = 0; i < 3; i++)
+            if (max / (mantissa[i] * decade) <= 8)
+                return mantissa[i] * decade;
+}
+
+/* ymax: the largest posted depth, unexpected depth, posted-search count and
+ * unexpected-search count of any rank (the four plots' y ranges). */
+static void write_script(int size, const double *offset, const long *maxlen, const long ymax[4])
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/qprof.gp", qp.dir);
@@ -119,9 +132,11 @@ static void write_script(int size, const double *offset, const long *maxlen)
             "set xlabel 'time since the first MPI_Init (ms)'\n"
             "set ylabel 'entries in the queue'\n"
             "set yrange [0:*]\n"
+            "set ytics %ld\n"
             "set title 'posted-receive queue'\n"
             "plot for [r=0:nranks-1] sprintf('rank%%d.depth.dat', r) using (($1+offset[r+1])*1000):2 \\\n"
             "     with steps linewidth 2 linecolor r+1 title sprintf('%%d', r)\n"
+            "set ytics %ld\n"
             "set title 'unexpected-message queue'\n"
             "plot for [r=0:nranks-1] sprintf('rank%%d.depth.dat', r) using (($1+offset[r+1])*1000):3 \\\n"
             "     with steps linewidth 2 linecolor r+1 title sprintf('%%d', r)\n"
@@ -137,14 +152,17 @@ static void write_script(int size, const double *offset, const long *maxlen)
             "if (%ld > 20) { set xtics autofreq }\n"
             "set xlabel 'search length (queue entries examined)'\n"
             "set ylabel 'searches (count)'\n"
+            "set ytics %ld\n"
             "set title 'posted-receive queue (searched when a message arrives)'\n"
             "plot for [r=0:nranks-1] sprintf('rank%%d.hist.dat', r) using ($1-0.4+bw*(r+0.5)):2 \\\n"
             "     with boxes linecolor r+1 title sprintf('%%d', r)\n"
+            "set ytics %ld\n"
             "set title 'unexpected-message queue (searched when a receive is posted)'\n"
             "plot for [r=0:nranks-1] sprintf('rank%%d.hist.dat', r) using ($1-0.4+bw*(r+0.5)):3 \\\n"
             "     with boxes linecolor r+1 title sprintf('%%d', r)\n"
             "unset multiplot\n",
-            xmax, xmax);
+            count_tic_step(ymax[0]), count_tic_step(ymax[1]), xmax, xmax, count_tic_step(ymax[2]),
+            count_tic_step(ymax[3]));
     fclose(f);
 }
 
@@ -197,6 +215,13 @@ void qp_report(int rank, int size)
     long *all_len = rank == 0 ? calloc((size_t)size, sizeof *all_len) : NULL;
     PMPI_Gather(&t0, 1, MPI_DOUBLE, all_t0, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     PMPI_Gather(&maxlen, 1, MPI_LONG, all_len, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    /* The plots' y ranges, for integer ticks: the deepest queues and the tallest bars. */
+    long mine[4] = {qp.all[Q_POSTED].max_depth, qp.all[Q_UNEX].max_depth, 0, 0}, ymax[4] = {0, 0, 0, 0};
+    for (int q = 0; q < Q_NUM; q++)
+        for (long len = 0; len < qp.hist_len[q]; len++)
+            if (qp.hist[q][len] > mine[2 + q])
+                mine[2 + q] = qp.hist[q][len];
+    PMPI_Reduce(mine, ymax, 4, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     /* every rank's data files are closed before rank 0 plots them */
     PMPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0 && all_t0 && all_len) {
@@ -206,7 +231,7 @@ void qp_report(int rank, int size)
                 first = all_t0[r];
         for (int r = 0; r < size; r++)
             all_t0[r] -= first;
-        write_script(size, all_t0, all_len);
+        write_script(size, all_t0, all_len, ymax);
         run_gnuplot();
     }
     free(all_t0);
