@@ -102,7 +102,9 @@ set title "toy MPI: instructions per received unexpected message (callgrind, -O2
 set ylabel "instructions"
 set style fill solid 0.6 border -1
 set boxwidth 0.6
+set bmargin 5
 set yrange [0:*]
+set offsets 0, 0, graph 0.1, 0
 set grid ytics
 unset key
 plot "$out/plot.toympi" using 0:2:xtic(1) with boxes lc rgb "#3a6ea5", \
