@@ -50,7 +50,10 @@
  *                              out-of-line functions and the adapter work as usual: a tool
  *                              sees every type and source, and nothing is ever raised.
  *                              Undefined by default. A progress engine drains with
- *                              MPITEV_DRAIN so that its drain calls vanish too.
+ *                              MPITEV_DRAIN so that its drain calls vanish too. clang
+ *                              flags a static (not inline) function that only raise
+ *                              arguments call (-Wunneeded-internal-declaration): make it
+ *                              static inline or mark it unused.
  *   MPITEV_EVENT_EXTERN        [all TUs, same value]  Storage class / visibility of the
  *                              NAME_type and NAME_declare that MPITEV_EVENT_TYPE declares
  *                              (extern plus attributes). Default: as MPITEV_API.
