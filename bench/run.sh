@@ -1,17 +1,45 @@
 #!/bin/sh
-# Reproduce the figures in docs/performance.md: instruction counts under callgrind.
-# Instructions, not seconds: callgrind is repeatable on a shared machine, and every
-# figure is a difference of two loops measured in the same run.
-# usage: bench/run.sh [iterations]   (from the project root; builds into build-bench/)
+# Reproduce the figures in docs/performance.md: instruction counts under callgrind, and
+# a few wall-time ratios. Instructions, not seconds, for everything that can be counted:
+# callgrind is repeatable on a shared machine, and every figure is a difference of two
+# loops (or two runs) measured the same way.
+#
+# usage: bench/run.sh [iterations]    from the project root; default 1000000
+#   Builds build-bench/ (-O2, examples on: the toy MPI), runs every bench/*/measure.sh,
+#   prints the tables, writes them into docs/performance.md (between the "bench:begin"
+#   and "bench:end" markers) and plots docs/performance.png (gnuplot).
+# Environment:
+#   MPITEV_BENCH_SHORT=1      short mode (ctest's bench_short): small counts, nothing
+#                             written under docs/, no package installed
+#   MPITEV_BENCH_BUILD=DIR    use this already built tree instead of build-bench/
+#   MPITEV_BENCH_OUT=DIR      keep the raw outputs (callgrind files, tables) in DIR
 set -eu
 n=${1:-1000000}
 root=$(cd "$(dirname "$0")/.." && pwd)
-bld=$root/build-bench
+short=${MPITEV_BENCH_SHORT:-0}
+if [ "$short" != 1 ]; then
+  # the probes compared (LTTng-UST, systemtap SDT), callgrind and the plot
+  sh "$root/cmake/prereqs.sh" valgrind gnuplot-nox liblttng-ust-dev systemtap-sdt-dev pkg-config
+fi
 command -v valgrind >/dev/null || { echo "valgrind is needed (apt-get install valgrind)" >&2; exit 2; }
-cmake -S "$root" -B "$bld" -DCMAKE_BUILD_TYPE=Release -DMPITEV_BUILD_TESTS=OFF -DMPITEV_BUILD_EXAMPLES=OFF >/dev/null
-cmake --build "$bld" -j2 >/dev/null
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+if [ -n "${MPITEV_BENCH_BUILD:-}" ]; then
+  bld=$MPITEV_BENCH_BUILD
+else
+  bld=$root/build-bench
+  # -O2 (CMake's Release would be -O3): the figures are for the usual MPI build flags.
+  cmake -S "$root" -B "$bld" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG" \
+    -DMPITEV_BUILD_TESTS=OFF -DMPITEV_BUILD_EXAMPLES=ON -DMPITEV_BUILD_BENCH=ON >/dev/null
+  cmake --build "$bld" -j2 >/dev/null
+fi
+if [ -n "${MPITEV_BENCH_OUT:-}" ]; then
+  out=$MPITEV_BENCH_OUT
+  mkdir -p "$out"
+else
+  out=$(mktemp -d)
+  trap 'rm -rf "$out"' EXIT
+fi
+: >"$out/tables"
+missing=0 # set by row when a figure came out empty
 
 # self_ir FILE FUNCTION: instructions executed in FUNCTION itself (exclusive).
 # --threshold=100: list every function, not only those making up 99% of the total.
@@ -22,23 +50,96 @@ self_ir() {
 incl_ir() {
   callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null | awk -v f="$2" '$0 ~ (":" f " ") || $0 ~ (":" f "$") { gsub(",", "", $1); print $1; exit }'
 }
-per() { awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { printf "%.2f", (a - b) / n }'; }
+# cg_total FILE: every instruction of the run.
+cg_total() { awk '$1 == "summary:" || $1 == "totals:" { print $2; exit }' "$1"; }
+# per A B N: (A - B) / N, or nothing when A or B is missing (a function not found).
+per() {
+  [ -n "$1" ] && [ -n "$2" ] || return 0
+  awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { printf "%.2f", (a - b) / n }'
+}
+# table NAME TITLE COLUMN...: starts a table (printed, and kept for the docs).
+table() {
+  _t=$1 _title=$2
+  shift 2
+  echo "$_t" >>"$out/tables"
+  printf '\n%s\n' "$_title"
+  { printf '### %s\n\n|' "$_title"; for c in "$@"; do printf ' %s |' "$c"; done; printf '\n|'
+    for c in "$@"; do printf -- '---|'; done; printf '\n'; } >"$out/table.$_t"
+}
+# row NAME LABEL VALUE...: one row of table NAME.
+row() {
+  _t=$1 _label=$2
+  shift 2
+  printf '%-52s' "$_label"; for _v in "$@"; do printf ' %s' "$_v"; [ -n "$_v" ] || missing=1; done; printf '\n'
+  { printf '| %s |' "$_label"; for _v in "$@"; do printf ' %s |' "$_v"; done; printf '\n'; } >>"$out/table.$_t"
+}
 
-printf '%-46s %s\n' "measurement ($n iterations)" "instructions"
+table raise "The raise ($n iterations)" "measurement" "instructions"
 valgrind --tool=callgrind --callgrind-out-file="$out/raise" "$bld/bench/raise/bench_raise" "$n" >/dev/null 2>&1
 base=$(self_ir "$out/raise" bench_loop_baseline)
-printf '%-46s %s\n' "disabled raise (nobody listens)" "$(per "$(self_ir "$out/raise" bench_loop_raise)" "$base" "$n")"
+row raise "disabled raise (nobody listens)" "$(per "$(self_ir "$out/raise" bench_loop_raise)" "$base" "$n")"
 enabled=$(incl_ir "$out/raise" bench_loop_raise_enabled)
 clock=$(incl_ir "$out/raise" bench_clock_now)
 cb=$(incl_ir "$out/raise" bench_callback)
-printf '%-46s %s\n' "immediate raise, 1 registration, excl. clock+cb" \
+row raise "immediate raise, 1 registration, excl. clock+cb" \
   "$(awk -v e="$enabled" -v b="$base" -v c="$clock" -v k="$cb" -v n="$n" 'BEGIN { printf "%.2f", (e - b - c - k) / n }')"
-printf '%-46s %s\n' "  clock read (CLOCK_MONOTONIC, vDSO hidden)" "$(per "$clock" 0 "$n")"
-printf '%-46s %s\n' "  empty callback" "$(per "$cb" 0 "$n")"
+row raise "  clock read (CLOCK_MONOTONIC, vDSO hidden)" "$(per "$clock" 0 "$n")"
+row raise "  empty callback" "$(per "$cb" 0 "$n")"
 
 # Further measurements: each bench/<area>/measure.sh is sourced here and prints its
-# table rows using $bld, $out, $n and the helpers above (self_ir, incl_ir, per).
+# tables with table/row, using $root, $bld, $out, $n, $short and the helpers above.
 for m in "$root"/bench/*/measure.sh; do
   [ -f "$m" ] || continue
   . "$m"
 done
+
+# The plot: instructions per received message (toy MPI) and per delivered event.
+if [ -f "$out/plot.toympi" ] && command -v gnuplot >/dev/null; then
+  gnuplot <<GP
+set terminal pngcairo size 900,520 noenhanced font ",11"
+set output "$out/performance.png"
+set title "toy MPI: instructions per received unexpected message (callgrind, -O2)"
+set ylabel "instructions"
+set style fill solid 0.6 border -1
+set boxwidth 0.6
+set bmargin 5
+set yrange [0:*]
+set offsets 0, 0, graph 0.1, 0
+set grid ytics
+unset key
+plot "$out/plot.toympi" using 0:2:xtic(1) with boxes lc rgb "#3a6ea5", \
+     "" using 0:2:2 with labels offset 0,1
+GP
+fi
+
+if [ "$missing" != 0 ]; then
+  echo "bench/run.sh: some figures are missing (empty above)" >&2
+  exit 1
+fi
+
+if [ "$short" != 1 ]; then
+  doc=$root/docs/performance.md
+  gen=$out/generated.md
+  {
+    echo "<!-- bench:begin (generated by bench/run.sh: do not edit by hand) -->"
+    echo
+    echo "Generated $(date -u +%Y-%m-%d) by \`bench/run.sh $n\`: $(cc --version | head -1), $(valgrind --version), $(uname -m)."
+    while read -r t; do echo; cat "$out/table.$t"; done <"$out/tables"
+    if [ -f "$out/performance.png" ]; then
+      echo
+      echo "![instructions per message and per event](performance.png)"
+    fi
+    echo
+    echo "<!-- bench:end -->"
+  } >"$gen"
+  if grep -q '^<!-- bench:begin' "$doc"; then
+    awk -v gen="$gen" '/^<!-- bench:begin/ { while ((getline l < gen) > 0) print l; skip = 1; next }
+      /^<!-- bench:end/ { skip = 0; next } !skip' "$doc" >"$out/doc.md"
+  else # no markers yet: the section goes at the end
+    { cat "$doc"; echo; echo "## Generated figures"; echo; cat "$gen"; } >"$out/doc.md"
+  fi
+  cp "$out/doc.md" "$doc"
+  [ -f "$out/performance.png" ] && cp "$out/performance.png" "$root/docs/performance.png"
+  echo
+  echo "wrote docs/performance.md (generated section) and docs/performance.png"
+fi

@@ -1,8 +1,9 @@
-# Buffered delivery rows of bench/run.sh (sourced: uses $bld, $out, $n and per).
+# Buffered delivery rows of bench/run.sh (sourced: uses $bld, $out, $n, per, table, row).
 # One callgrind run of bench_buffer: *_a functions handle N instances, *_b 2N; every
 # figure is (incl(b) - incl(a)) / N, inclusive of what the raise or drain calls. The
 # raise rows subtract the same loop without the raise (bench_baseline_*: the loop and
 # the payload's values, work a raise site does whether or not it raises).
+table buffer "Buffered delivery ($n instances; raise rows exclude the loop and payload values)" "measurement" "instructions"
 valgrind --tool=callgrind --callgrind-out-file="$out/buffer" "$bld/bench/buffer/bench_buffer" "$n" >"$out/buffer.txt" 2>/dev/null
 f=$out/buffer
 nb=$(awk '{ print $1; exit }' "$out/buffer.txt")          # N (rounded up to a chunk)
@@ -17,19 +18,19 @@ net() { awk -v a="$1" -v b="$bl" 'BEGIN { printf "%.2f", a - b }'; }
 ro=$(net "$(per "$(incl_ir "$f" bench_raise_ordered_b)" "$(incl_ir "$f" bench_raise_ordered_a)" "$nb")")
 roo=$(net "$(per "$(incl_ir "$f" bench_raise_ooline_b)" "$(incl_ir "$f" bench_raise_ooline_a)" "$nb")")
 ru=$(net "$(per "$(incl_ir "$f" bench_raise_unordered_b)" "$(incl_ir "$f" bench_raise_unordered_a)" "$nb")")
-printf '%-46s %s\n' "loop + payload values, no raise (subtracted)" "$bl"
-printf '%-46s %s\n' "clock read, CLOCK_MONOTONIC (vDSO not seen)" "$clk"
-printf '%-46s %s\n' "buffered raise, ordered, incl. clock" "$ro"
-printf '%-46s %s\n' "buffered raise, ordered, without clock" "$(awk -v a="$ro" -v c="$clk" 'BEGIN { printf "%.2f", a - c }')"
-printf '%-46s %s\n' "  same, MPITEV_RAISE_INLINE 0, without clock" "$(awk -v a="$roo" -v c="$clk" 'BEGIN { printf "%.2f", a - c }')"
-printf '%-46s %s\n' "buffered raise, unordered, incl. clock" "$ru"
-printf '%-46s %s\n' "buffered raise, unordered, without clock" "$(awk -v a="$ru" -v c="$clk" 'BEGIN { printf "%.2f", a - c }')"
+row buffer "loop + payload values, no raise (subtracted)" "$bl"
+row buffer "clock read, CLOCK_MONOTONIC (vDSO not seen)" "$clk"
+row buffer "buffered raise, ordered, incl. clock" "$ro"
+row buffer "buffered raise, ordered, without clock" "$(awk -v a="$ro" -v c="$clk" 'BEGIN { printf "%.2f", a - c }')"
+row buffer "  same, MPITEV_RAISE_INLINE 0, without clock" "$(awk -v a="$roo" -v c="$clk" 'BEGIN { printf "%.2f", a - c }')"
+row buffer "buffered raise, unordered, incl. clock" "$ru"
+row buffer "buffered raise, unordered, without clock" "$(awk -v a="$ru" -v c="$clk" 'BEGIN { printf "%.2f", a - c }')"
 k=2
 if [ "$tsc" = yes ]; then
   k=3
   tclk=$(awk -v a="$(incl_ir "$f" mpitev__tsc_now)" -v n="$nb" 'BEGIN { printf "%.2f", a / (3 * n) }')
-  printf '%-46s %s\n' "clock read, TSC (mpitev_clock_tsc)" "$tclk"
-  printf '%-46s %s\n' "buffered raise, ordered, TSC clock" \
+  row buffer "clock read, TSC (mpitev_clock_tsc)" "$tclk"
+  row buffer "buffered raise, ordered, TSC clock" \
     "$(net "$(per "$(incl_ir "$f" bench_raise_tsc_b)" "$(incl_ir "$f" bench_raise_tsc_a)" "$nb")")"
 fi
 # Drain: bench_drain_{a,b} drained the k ordered (spsc) sources, bench_drain_u_{a,b}
@@ -37,8 +38,8 @@ fi
 dr=$(awk -v b="$(incl_ir "$f" bench_drain_b)" -v a="$(incl_ir "$f" bench_drain_a)" -v n="$nb" -v k="$k" \
   'BEGIN { printf "%.2f", (b - a) / (k * n) }')
 du=$(per "$(incl_ir "$f" bench_drain_u_b)" "$(incl_ir "$f" bench_drain_u_a)" "$nb")
-printf '%-46s %s\n' "callback (bench's own, counted apart)" "$cb"
-printf '%-46s %s\n' "drain per instance, ordered, incl. callback" "$dr"
-printf '%-46s %s\n' "drain per instance, ordered, without callback" "$(awk -v a="$dr" -v c="$cb" 'BEGIN { printf "%.2f", a - c }')"
-printf '%-46s %s\n' "drain per instance, unordered, incl. callback" "$du"
-printf '%-46s %s\n' "drain per instance, unordered, without callback" "$(awk -v a="$du" -v c="$cb" 'BEGIN { printf "%.2f", a - c }')"
+row buffer "callback (bench's own, counted apart)" "$cb"
+row buffer "drain per instance, ordered, incl. callback" "$dr"
+row buffer "drain per instance, ordered, without callback" "$(awk -v a="$dr" -v c="$cb" 'BEGIN { printf "%.2f", a - c }')"
+row buffer "drain per instance, unordered, incl. callback" "$du"
+row buffer "drain per instance, unordered, without callback" "$(awk -v a="$du" -v c="$cb" 'BEGIN { printf "%.2f", a - c }')"

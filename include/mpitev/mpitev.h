@@ -20,8 +20,12 @@
  *                              (default 64). Each registration keeps one drop counter
  *                              per source. Declaring one more gives MPITEV_ERR_LIMIT.
  *   MPITEV_MAX_TYPES           [implementation TU]  Largest number of event types
- *                              (default 65536; one pointer each in the registry).
- *                              Declaring one more gives MPITEV_ERR_LIMIT.
+ *                              (default 131072; 1 to 16777216). Static memory: one
+ *                              pointer per type in the registry and two ints per type in
+ *                              the name index (2 MiB at the default, touched only as
+ *                              types are declared). Declaring costs the same for the
+ *                              first and the 100000th type, a raise the same whatever
+ *                              the number. Declaring one more gives MPITEV_ERR_LIMIT.
  *   MPITEV_MAX_ELEMENTS        [all TUs, same value]  Largest number of elements in one
  *                              event type (default 64).
  *   MPITEV_MAX_DEPTH           [implementation TU] How deep deliveries may nest on one
@@ -37,6 +41,19 @@
  *                              raise site in its cold branch. 0: every enabled raise calls
  *                              the out-of-line mpitev__raise (smaller code, ~30 more
  *                              instructions per buffered raise).
+ *   MPITEV_DISABLE             [per TU; usually the whole MPI]  Compile the events out
+ *                              (as NVTX_DISABLE does): MPITEV_RAISE, MPITEV_RAISE_EVENT(_EMPTY),
+ *                              MPITEV_ENABLED (always 0) and MPITEV_DRAIN expand to nothing
+ *                              that runs: no argument is evaluated and no symbol is
+ *                              referenced (the arguments are only type-checked, inside
+ *                              sizeof). Declarations, queries, registrations, the
+ *                              out-of-line functions and the adapter work as usual: a tool
+ *                              sees every type and source, and nothing is ever raised.
+ *                              Undefined by default. A progress engine drains with
+ *                              MPITEV_DRAIN so that its drain calls vanish too. clang
+ *                              flags a static (not inline) function that only raise
+ *                              arguments call (-Wunneeded-internal-declaration): make it
+ *                              static inline or mark it unused.
  *   MPITEV_EVENT_EXTERN        [all TUs, same value]  Storage class / visibility of the
  *                              NAME_type and NAME_declare that MPITEV_EVENT_TYPE declares
  *                              (extern plus attributes). Default: as MPITEV_API.

@@ -124,15 +124,6 @@ void toympi_events_finalize(void)
     mpitev_finalize();
 }
 
-void toympi_events_drain(int cb_safety)
-{
-    /* Not initialised (no MPI_T session and no MPI_Init): NOT_INITIALIZED, nothing to do. */
-    (void)mpitev_source_drain(&toympi_events_src_engine, MPITEV_DRAIN_ALL, cb_safety, NULL);
-    /* the API source delivers at once by default; registrations that asked for
-     * buffering ("mpitev_buffered" = "true") buffer there too */
-    (void)mpitev_source_drain(&toympi_events_src_api, MPITEV_DRAIN_ALL, cb_safety, NULL);
-}
-
 const void *toympi_events_ctx_key(uint32_t context_id)
 {
     const toympi_comm_t *c = toympi_comm_by_context(context_id);

@@ -193,10 +193,8 @@ extern mpitev_source toympi_events_src_engine TOYMPI_HIDDEN;
  * live for the process, and declaring again is a no-op. */
 int toympi_events_init(void) TOYMPI_HIDDEN;
 void toympi_events_finalize(void) TOYMPI_HIDDEN;
-/* Deliver what the engine buffered (and the API source's buffered registrations), calling
- * tool code at cb_safety. Only toympi_progress_poll (progress.c) calls it. A nested call
- * (a callback that calls MPI) returns at once. */
-void toympi_events_drain(int cb_safety) TOYMPI_HIDDEN;
+/* What the engine buffered (and the API source's buffered registrations) is delivered by
+ * toympi_progress_poll (progress.c), the one drain, with MPITEV_DRAIN. */
 /* Object key of the communicator owning a context id (NULL if none: such an instance is
  * delivered to no communicator-bound registration). */
 const void *toympi_events_ctx_key(uint32_t context_id) TOYMPI_HIDDEN;
@@ -239,7 +237,7 @@ static inline int32_t toympi_ev_tag(const toympi_request_t *r)
  * that called MPI would re-enter the transport mid-frame; in a threaded MPI this is where
  * the matching lock is held, and with hardware matching it is a completion handler. So
  * nothing but async-signal-safe code may run here, and the types are always buffered:
- * tool code only ever sees them from toympi_events_drain. The hooks take the engine's
+ * tool code only ever sees them from the drain in progress.c. The hooks take the engine's
  * own objects; the arguments after the key are the payload members, in table order. */
 #define TOYMPI_ENGINE_RAISE(name, key, ...)                                                \
     MPITEV_RAISE_EVENT(name, &toympi_events_src_engine, (key),                            \

@@ -17,8 +17,8 @@ int toympi_progress_poll(toympi_progress_level_t level)
             n += k;
     }
     /* Deliver the engine's buffered MPI_T events (and the API source's, for registrations
-     * that asked for buffering). This is the only call of toympi_events_drain, so the
-     * callback safety level is decided here, for every caller alike:
+     * that asked for buffering). This is the only drain in the toy, so the callback
+     * safety level is decided here, for every caller alike:
      * - MPITEV_CB_REQUIRE_NONE normally. At every level the transport has returned (or
      *   was not entered): no frame is half-read, every queue is consistent and nothing
      *   internal is held; every caller re-checks its own condition after we return and
@@ -28,8 +28,16 @@ int toympi_progress_poll(toympi_progress_level_t level)
      *   in order.
      * - MPITEV_CB_REQUIRE_MPI_RESTRICTED once MPI_Finalize has started its shutdown
      *   (toympi_g.finalizing: its barrier, then the drain after the teardown): MPI is no
-     *   longer usable. MPI_Finalize's first call, before that, is still at NONE. */
-    toympi_events_drain(toympi_g.finalizing ? MPITEV_CB_REQUIRE_MPI_RESTRICTED
-                                            : MPITEV_CB_REQUIRE_NONE);
+     *   longer usable. MPI_Finalize's first call, before that, is still at NONE.
+     * MPITEV_DRAIN is the hot-path form of mpitev_source_drain (result discarded: before
+     * any MPI_T session or MPI_Init it is "not initialised", with nothing to drain); built
+     * with -DMPITEV_DISABLE it compiles to nothing, so the message path then has no event
+     * code at all. */
+    const int cb_safety = toympi_g.finalizing ? MPITEV_CB_REQUIRE_MPI_RESTRICTED
+                                              : MPITEV_CB_REQUIRE_NONE;
+    MPITEV_DRAIN(&toympi_events_src_engine, MPITEV_DRAIN_ALL, cb_safety);
+    /* the API source delivers at once by default; registrations that asked for
+     * buffering ("mpitev_buffered" = "true") buffer there too */
+    MPITEV_DRAIN(&toympi_events_src_api, MPITEV_DRAIN_ALL, cb_safety);
     return n;
 }

@@ -1,0 +1,72 @@
+# The toy MPI's message path (sourced by bench/run.sh: uses $root, $bld, $out, $short,
+# row, table, cg_total). Instructions per received unexpected message on the receiving
+# rank, under callgrind: rank 0 sends K one-int messages, rank 1 lets them all arrive
+# unexpected, then receives them (bench_msgs.c); (Ir(K2) - Ir(K1)) / (K2 - K1), -O2, for
+#   - events compiled out: the toy built again with -DMPITEV_DISABLE (raise sites and
+#     drain calls vanish), in $bld/toympi-disabled;
+#   - events compiled in, no tool attached;
+#   - a tool (standard MPI_T API) with an empty callback on every event type.
+# Then a ping-pong's wall time, events compiled in (no tool) against compiled out.
+toy_on=$bld/examples/toy_mpi
+toy_off=$bld/toympi-disabled
+if [ ! -x "$toy_on/bin/mpicc" ]; then
+  echo "toy MPI not built (MPITEV_BUILD_EXAMPLES=OFF): its rows are skipped"
+else
+  cmake -S "$root/examples/toy_mpi" -B "$toy_off" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG" \
+    -DCMAKE_C_FLAGS=-DMPITEV_DISABLE -DBUILD_TESTING=OFF >/dev/null
+  cmake --build "$toy_off" -j2 --target toympi toympi_mpiexec >/dev/null
+  "$toy_on/bin/mpicc" -O2 -o "$out/bm_on" "$root/bench/toympi/bench_msgs.c"
+  "$toy_off/bin/mpicc" -O2 -o "$out/bm_off" "$root/bench/toympi/bench_msgs.c"
+  if [ "$short" = 1 ]; then k1=100 k2=200; else k1=1000 k2=2000; fi
+  # msg_ir NAME PROGRAM [tool]: instructions per message on rank 1; the tool's counts of
+  # callbacks and drops (for K2 - K1 messages) go to $out/NAME.events / .dropped.
+  msg_ir() {
+    name=$1 prog=$2
+    shift 2
+    for k in $k1 $k2; do
+      "$toy_on/bin/mpiexec" -n 2 --timeout 600 sh "$root/bench/toympi/rank1_callgrind.sh" "$out/cg.$name.$k" \
+        "$prog" unexpected "$k" "$@" >/dev/null 2>"$out/$name.$k.err" || { cat "$out/$name.$k.err" >&2; return 1; }
+    done
+    for f in events dropped; do
+      awk -v f="$f" -v k1="$k1" -v k2="$k2" 'FNR == 1 { file++ } $1 == "events" { v[file] = (f == "events" ? $2 : $4) }
+        END { printf "%.2f", (v[2] - v[1]) / (k2 - k1) }' "$out/$name.$k1.err" "$out/$name.$k2.err" >"$out/$name.$f"
+    done
+    per "$(cg_total "$out/cg.$name.$k2")" "$(cg_total "$out/cg.$name.$k1")" $((k2 - k1))
+  }
+  off=$(msg_ir off "$out/bm_off")
+  on=$(msg_ir on "$out/bm_on")
+  tl=$(msg_ir tool "$out/bm_on" tool)
+  ev=$(cat "$out/tool.events") dr=$(cat "$out/tool.dropped")
+  pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f (%+.0f%%)", a - b, 100 * (a - b) / b }'; }
+  table toympi "Toy MPI: instructions per received unexpected message (rank 1, K = $k1 and $k2)" \
+    "configuration" "instructions per message" "over MPITEV_DISABLE"
+  row toympi "events compiled out (MPITEV_DISABLE)" "$off" "-"
+  row toympi "events compiled in, no tool" "$on" "$(pct "$on" "$off")"
+  row toympi "tool with an empty callback on every type" "$tl" "$(pct "$tl" "$off")"
+  per_ev=$(awk -v t="$tl" -v o="$on" -v e="$ev" 'BEGIN { if (e > 0) printf "%.1f", (t - o) / e; else printf "n/a" }')
+  row toympi "  events delivered / dropped per message (tool)" "$ev / $dr" "-"
+  row toympi "  instructions per delivered event (tool - no tool)" "$per_ev" "-"
+  printf '"compiled out" %s\n"compiled in,\\nno tool" %s\n"empty callbacks,\\nevery type" %s\n"per delivered\\nevent" %s\n' \
+    "$off" "$on" "$tl" "$per_ev" >"$out/plot.toympi"
+
+  # Ping-pong wall time: rounds alternate the two builds (drift hits both); each run
+  # does 3 repeats of N round trips and counts its fastest. min / median over rounds.
+  if [ "$short" = 1 ]; then pn=200 rounds=2; else pn=20000 rounds=7; fi
+  : >"$out/pp.on"
+  : >"$out/pp.off"
+  r=0
+  while [ $r -lt $rounds ]; do
+    for v in on off; do
+      "$toy_on/bin/mpiexec" -n 2 --timeout 600 "$out/bm_$v" pingpong "$pn" 3 | sort -g | head -1 >>"$out/pp.$v"
+    done
+    r=$((r + 1))
+  done
+  stats() { sort -g "$1" | awk '{ v[NR] = $1 } END { printf "%.1f %.1f", v[1], v[int((NR + 1) / 2)] }'; }
+  set -- $(stats "$out/pp.on") $(stats "$out/pp.off")
+  table pingpong "Toy MPI ping-pong, one-int round trip, ns (wall time; $rounds rounds of $pn, min and median)" \
+    "build" "min" "median"
+  row pingpong "events compiled out (MPITEV_DISABLE)" "$3" "$4"
+  row pingpong "events compiled in, no tool" "$1" "$2"
+  row pingpong "ratio compiled in / compiled out" "$(awk -v a="$1" -v b="$3" 'BEGIN { printf "%.3f", a / b }')" \
+    "$(awk -v a="$2" -v b="$4" 'BEGIN { printf "%.3f", a / b }')"
+fi
