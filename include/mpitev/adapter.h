@@ -202,6 +202,9 @@ MPITEV_API int mpitev_adapter_enum_get_item(MPI_T_enum enumtype, int index, int 
  * declarations first and define MPITEV_ADAPTER_IMPLEMENTATION later. ---- */
 #if defined(MPITEV_ADAPTER_IMPLEMENTATION) && !defined(MPITEV__ADAPTER_IMPLEMENTED)
 #define MPITEV__ADAPTER_IMPLEMENTED 1
+/* Again, for a TU that included this header before defining MPITEV_IMPLEMENTATION: the
+ * core's implementation also sits outside its include guard. */
+#include "mpitev.h"
 #if !defined(MPI_SUCCESS) || !defined(MPI_VERSION) || !defined(MPI_T_ERR_INVALID_HANDLE) || \
     !defined(MPI_T_ERR_NOT_INITIALIZED) || !defined(MPI_INFO_NULL)
 #error "MPITEV_ADAPTER_IMPLEMENTATION: include your MPI's own mpi.h before <mpitev/adapter.h> (its MPI_T types, MPI_SUCCESS, MPI_T_ERR_* and MPI_INFO_NULL are needed)"

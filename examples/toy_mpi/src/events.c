@@ -104,13 +104,21 @@ void toympi_events_finalize(void)
     mpitev_finalize();
 }
 
+int toympi_events_level(void)
+{
+    return toympi_g.initialized && !toympi_g.finalizing ? MPITEV_CB_REQUIRE_NONE
+                                                         : MPITEV_CB_REQUIRE_MPI_RESTRICTED;
+}
+
 void toympi_events_drain(int cb_safety)
 {
+    toympi_g.in_tool++; /* the callbacks below run inside the library */
     /* Not initialised (no MPI_T session and no MPI_Init): NOT_INITIALIZED, nothing to do. */
     (void)mpitev_source_drain(&toympi_events_src_engine, MPITEV_DRAIN_ALL, cb_safety, NULL);
     /* the API source delivers at once by default; registrations that asked for
      * buffering ("mpitev_buffered" = "true") buffer there too */
     (void)mpitev_source_drain(&toympi_events_src_api, MPITEV_DRAIN_ALL, cb_safety, NULL);
+    toympi_g.in_tool--;
 }
 
 const void *toympi_events_ctx_key(uint32_t context_id)
