@@ -26,7 +26,7 @@ static atomic_int t_refcount;
  * recognisable (object kind 1, communicator, in bits 26-29; a non-zero handle type in
  * bits 30-31; below 2^32, where a 64-bit Linux process has no data a tool could point
  * to): take such a value as the handle itself, and dereference only what can point to
- * an MPI_Comm (docs/adapter-guide.md section 8). */
+ * an MPI_Comm (docs/adapter-guide.md section 11). */
 #include <mpitev/adapter.h> /* declarations only for now: the hook uses MPITEV_ names */
 static int example_object_key(int bind, void *obj_handle, const void **key) {
     uintptr_t v = (uintptr_t)obj_handle;

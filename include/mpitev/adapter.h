@@ -148,7 +148,7 @@ MPITEV_API int mpitev_adapter_error(int mpitev_rc);
 MPITEV_API int mpitev_adapter_string_check(const char *buf, const int *len);
 MPITEV_API void mpitev_adapter_string(const char *s, char *buf, int *len);
 
-/* ---- The last MPI_T_finalize (docs/adapter-guide.md section 7). Call it from your
+/* ---- The last MPI_T_finalize (docs/adapter-guide.md section 10). Call it from your
  * MPI_T_finalize when the call is about to drop your last MPI_T reference, BEFORE you drop
  * it: it delivers what is buffered, frees every registration (their unreported drops are
  * reported) and runs pending free callbacks, at cb_safety (an MPITEV_CB_REQUIRE_* level:

@@ -55,7 +55,7 @@ TOYMPI_WEAK(T_init_thread)
  * addresses (the kind bytes put them between 448 MiB and 1.4 GiB, below every
  * position-independent executable, heap, stack and mapping): such a value is taken as
  * the handle itself. Anything else is a pointer, dereferenced only when it can point to
- * an MPI_Comm (outside the first page, aligned). docs/adapter-guide.md section 8 gives
+ * an MPI_Comm (outside the first page, aligned). docs/adapter-guide.md section 11 gives
  * this rule to every implementor with integer handles. */
 static int toympi_is_handle_value(uintptr_t v)
 {

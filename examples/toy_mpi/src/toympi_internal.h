@@ -59,7 +59,7 @@ typedef struct toympi_global {
     int finalized;   /* MPI_Finalize done */
     int finalizing;  /* inside MPI_Finalize: peer EOF is expected */
     int in_tool;     /* tool code (an MPI_T callback) is running inside the library: see
-                        TOYMPI_CHECK_INIT and docs/implementors-guide.md section 12 */
+                        TOYMPI_CHECK_INIT and docs/implementors-guide.md section 10 */
     int world_rank;
     int world_size;
     int thread_level;
