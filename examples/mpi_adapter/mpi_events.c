@@ -20,8 +20,29 @@
 static atomic_int t_refcount;
 #define MPITEV_ADAPTER_T_INITIALIZED() (atomic_load_explicit(&t_refcount, memory_order_relaxed) > 0)
 
+/* The bound object's key is the MPI_Comm value, as by default, but MPICH's MPI_Comm is an
+ * int and tools written for an MPI whose MPI_Comm is a pointer pass the handle itself as
+ * obj_handle (MPI_COMM_WORLD, not &MPI_COMM_WORLD). MPICH's handle values are
+ * recognisable (object kind 1, communicator, in bits 26-29; a non-zero handle type in
+ * bits 30-31; below 2^32, where a 64-bit Linux process has no data a tool could point
+ * to): take such a value as the handle itself, and dereference only what can point to
+ * an MPI_Comm (docs/adapter-guide.md section 11). */
+#include <mpitev/adapter.h> /* declarations only for now: the hook uses MPITEV_ names */
+static int example_object_key(int bind, void *obj_handle, const void **key) {
+    uintptr_t v = (uintptr_t)obj_handle;
+    if (bind != MPITEV_BIND_MPI_COMM) return MPI_T_ERR_INVALID;
+    if (v <= 0xffffffffu && ((v >> 26) & 0xfu) == 1u && (v >> 30) != 0u)
+        *key = MPITEV_ADAPTER_HANDLE_AS_KEY((MPI_Comm)(unsigned)v); /* by value */
+    else if (v < 4096u || v % _Alignof(MPI_Comm) != 0u)
+        return MPI_T_ERR_INVALID_HANDLE;
+    else
+        *key = MPITEV_ADAPTER_HANDLE_KEY(MPI_Comm, obj_handle);
+    return MPI_SUCCESS;
+}
+#define MPITEV_ADAPTER_OBJECT_KEY(b, h, k) example_object_key((b), (h), (k))
+
 /* Every other hook keeps its default: MPICH's datatype/verbosity/bind constants by name,
- * PMPI_Info_* for info objects, the MPI_Comm value as a bound object's key. */
+ * PMPI_Info_* for info objects. */
 #define MPITEV_IMPLEMENTATION         /* the core: in exactly one TU */
 #define MPITEV_ADAPTER_IMPLEMENTATION /* the 18 MPI_T_event_* / MPI_T_source_* */
 #include <mpitev/adapter.h>
@@ -75,7 +96,21 @@ int MPI_T_init_thread(int required, int *provided) {
     return MPI_SUCCESS;
 }
 
+/* The last MPI_T_finalize first ends every registration while the tool may still use
+ * MPI_T (what is buffered is delivered, drops reported, pending free callbacks run), so
+ * no tool code is called into a finalized interface; a call made by that tool code is one
+ * too many. The level: tool code may call MPI between MPI_Init and MPI_Finalize. */
+static int t_finalizing;
 int MPI_T_finalize(void) {
+    if (t_finalizing) return MPI_T_ERR_NOT_INITIALIZED;
+    if (atomic_load(&t_refcount) == 1) {
+        int init = 0, fin = 0;
+        PMPI_Initialized(&init);
+        PMPI_Finalized(&fin);
+        t_finalizing = 1;
+        (void)mpitev_adapter_t_finalize(init && !fin ? MPITEV_CB_REQUIRE_NONE : MPITEV_CB_REQUIRE_MPI_RESTRICTED);
+        t_finalizing = 0;
+    }
     int rc = PMPI_T_finalize(); /* MPICH rejects an unbalanced call: then so do we */
     if (rc != MPI_SUCCESS) return rc;
     atomic_fetch_sub(&t_refcount, 1);

@@ -25,6 +25,8 @@
  *   - link order: the adapter belongs inside the MPI library. In a separate shared
  *     library it must come before the MPI's library on the link line (or be preloaded),
  *     else the MPI's own MPI_T_event_* win silently;
+ *   - the last MPI_T_finalize calls mpitev_adapter_t_finalize before dropping the MPI's
+ *     last MPI_T reference (no tool code runs into a finalized interface);
  *   - enums and strings: the MPI's MPI_T_enum_get_info / _get_item call
  *     mpitev_adapter_enum_get_info / _get_item first; its other MPI_T string returns can
  *     use mpitev_adapter_string / _string_check (declared below).
@@ -54,7 +56,8 @@
  *
  *   MPITEV_ADAPTER_DATATYPE(dtype)         mpitev_dtype -> MPI_Datatype
  *        Default: the MPI basic datatype of the same name (MPI_INT8_T ..., MPI_CHAR for
- *        MPITEV_DTYPE_CHAR_ARRAY, MPI_AINT for MPITEV_DTYPE_UINTPTR, MPI_COUNT, MPI_OFFSET).
+ *        each byte of a MPITEV_DTYPE_CHAR_ARRAY, which tools see as one MPI_CHAR element
+ *        per byte; MPI_AINT for MPITEV_DTYPE_UINTPTR, MPI_COUNT, MPI_OFFSET).
  *   MPITEV_ADAPTER_ENUM_TO_MPI(int type_index)               -> MPI_T_enum
  *   MPITEV_ADAPTER_ENUM_FROM_MPI(MPI_T_enum h, int *type_indexp) -> non-zero if h is
  *        mpitev's (then *type_indexp is set), 0 if it is one of the MPI's own enums.
@@ -145,6 +148,15 @@ MPITEV_API int mpitev_adapter_error(int mpitev_rc);
 MPITEV_API int mpitev_adapter_string_check(const char *buf, const int *len);
 MPITEV_API void mpitev_adapter_string(const char *s, char *buf, int *len);
 
+/* ---- The last MPI_T_finalize (docs/adapter-guide.md section 10). Call it from your
+ * MPI_T_finalize when the call is about to drop your last MPI_T reference, BEFORE you drop
+ * it: it delivers what is buffered, frees every registration (their unreported drops are
+ * reported) and runs pending free callbacks, at cb_safety (an MPITEV_CB_REQUIRE_* level:
+ * what tool code may do where MPI_T_finalize was called), while tools may still use
+ * MPI_T. Afterwards no tool code is called until the next MPI_T_init_thread. Returns an
+ * MPI error code (MPI_T_ERR_NOT_INITIALIZED if MPI_T is not initialised). */
+MPITEV_API int mpitev_adapter_t_finalize(int cb_safety);
+
 #ifdef __cplusplus
 }
 #endif
@@ -190,6 +202,9 @@ MPITEV_API int mpitev_adapter_enum_get_item(MPI_T_enum enumtype, int index, int 
  * declarations first and define MPITEV_ADAPTER_IMPLEMENTATION later. ---- */
 #if defined(MPITEV_ADAPTER_IMPLEMENTATION) && !defined(MPITEV__ADAPTER_IMPLEMENTED)
 #define MPITEV__ADAPTER_IMPLEMENTED 1
+/* Again, for a TU that included this header before defining MPITEV_IMPLEMENTATION: the
+ * core's implementation also sits outside its include guard. */
+#include "mpitev.h"
 #if !defined(MPI_SUCCESS) || !defined(MPI_VERSION) || !defined(MPI_T_ERR_INVALID_HANDLE) || \
     !defined(MPI_T_ERR_NOT_INITIALIZED) || !defined(MPI_INFO_NULL)
 #error "MPITEV_ADAPTER_IMPLEMENTATION: include your MPI's own mpi.h before <mpitev/adapter.h> (its MPI_T types, MPI_SUCCESS, MPI_T_ERR_* and MPI_INFO_NULL are needed)"

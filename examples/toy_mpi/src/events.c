@@ -124,6 +124,12 @@ void toympi_events_finalize(void)
     mpitev_finalize();
 }
 
+int toympi_events_level(void)
+{
+    return toympi_g.initialized && !toympi_g.finalizing ? MPITEV_CB_REQUIRE_NONE
+                                                         : MPITEV_CB_REQUIRE_MPI_RESTRICTED;
+}
+
 const void *toympi_events_ctx_key(uint32_t context_id)
 {
     const toympi_comm_t *c = toympi_comm_by_context(context_id);

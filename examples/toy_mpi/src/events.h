@@ -193,8 +193,12 @@ extern mpitev_source toympi_events_src_engine TOYMPI_HIDDEN;
  * live for the process, and declaring again is a no-op. */
 int toympi_events_init(void) TOYMPI_HIDDEN;
 void toympi_events_finalize(void) TOYMPI_HIDDEN;
+/* Where tool code may call MPI: MPITEV_CB_REQUIRE_NONE between MPI_Init and the start of
+ * MPI_Finalize's teardown, MPITEV_CB_REQUIRE_MPI_RESTRICTED before and after (MPI_T only). */
+int toympi_events_level(void) TOYMPI_HIDDEN;
 /* What the engine buffered (and the API source's buffered registrations) is delivered by
- * toympi_progress_poll (progress.c), the one drain, with MPITEV_DRAIN. */
+ * toympi_progress_poll (progress.c), the one drain, with MPITEV_DRAIN; the callbacks run
+ * counted in toympi_g.in_tool. */
 /* Object key of the communicator owning a context id (NULL if none: such an instance is
  * delivered to no communicator-bound registration). */
 const void *toympi_events_ctx_key(uint32_t context_id) TOYMPI_HIDDEN;
@@ -338,10 +342,21 @@ static inline void toympi_ev_rendezvous(const toympi_request_t *r, int step)
 
 /* ================================================================= API level
  * Source: api. The caller says the level (see each call site); at API entry/exit with no
- * internal state held it is MPITEV_CB_REQUIRE_NONE. */
+ * internal state held it is MPITEV_CB_REQUIRE_NONE. These deliver at once, so the tool
+ * code they run is counted in toympi_g.in_tool (an MPI call it may not make is refused,
+ * toympi_internal.h), inside the enabled branch only: a raise nobody listens to stays one
+ * load and a branch. */
+#define TOYMPI_API_RAISE(name, source, key, cb_safety, ...)                                \
+    do {                                                                                   \
+        if (MPITEV_ENABLED(&name##_type)) {                                                \
+            toympi_g.in_tool++;                                                            \
+            MPITEV_RAISE_EVENT(name, (source), (key), (cb_safety), __VA_ARGS__);           \
+            toympi_g.in_tool--;                                                            \
+        }                                                                                  \
+    } while (0)
 static inline void toympi_ev_cancel(const toympi_request_t *r, int cancelled, int cb_safety)
 {
-    MPITEV_RAISE_EVENT(toympi_cancel, &toympi_events_src_api,
+    TOYMPI_API_RAISE(toympi_cancel, &toympi_events_src_api,
                        toympi_events_ctx_key(r->context_id), cb_safety, (int32_t)r->context_id,
                        toympi_ev_peer(r), toympi_ev_tag(r), cancelled, r->ev_id);
 }
@@ -351,7 +366,7 @@ static inline void toympi_ev_cancel(const toympi_request_t *r, int cancelled, in
  * completes it (engine source, ASYNC_SIGNAL_SAFE). */
 static inline void toympi_ev_request_free(const toympi_request_t *r, int in_engine)
 {
-    MPITEV_RAISE_EVENT(toympi_request_free,
+    TOYMPI_API_RAISE(toympi_request_free,
                        in_engine ? &toympi_events_src_engine : &toympi_events_src_api,
                        toympi_events_ctx_key(r->context_id),
                        in_engine ? MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE : MPITEV_CB_REQUIRE_NONE,
@@ -364,13 +379,13 @@ static inline void toympi_ev_request_free(const toympi_request_t *r, int in_engi
 static inline void toympi_ev_coll_begin(toympi_comm_t *c, int op)
 {
     c->coll_seq++;
-    MPITEV_RAISE_EVENT(toympi_coll_begin, &toympi_events_src_api, TOYMPI_EV_KEY(c),
+    TOYMPI_API_RAISE(toympi_coll_begin, &toympi_events_src_api, TOYMPI_EV_KEY(c),
                        MPITEV_CB_REQUIRE_NONE, op, (int32_t)c->context_id, c->rank, c->size,
                        (int32_t)c->coll_seq);
 }
 static inline void toympi_ev_coll_end(const toympi_comm_t *c, int op)
 {
-    MPITEV_RAISE_EVENT(toympi_coll_end, &toympi_events_src_api, TOYMPI_EV_KEY(c),
+    TOYMPI_API_RAISE(toympi_coll_end, &toympi_events_src_api, TOYMPI_EV_KEY(c),
                        MPITEV_CB_REQUIRE_NONE, op, (int32_t)c->context_id, c->rank, c->size,
                        (int32_t)c->coll_seq);
 }
@@ -380,12 +395,12 @@ static inline void toympi_ev_coll_end(const toympi_comm_t *c, int op)
  * and MPI_Finalize (MPI is not usable there). */
 static inline void toympi_ev_comm_create(const toympi_comm_t *c, int cb_safety)
 {
-    MPITEV_RAISE_EVENT(toympi_comm_create, &toympi_events_src_api, TOYMPI_EV_KEY(c), cb_safety,
+    TOYMPI_API_RAISE(toympi_comm_create, &toympi_events_src_api, TOYMPI_EV_KEY(c), cb_safety,
                        (int32_t)c->context_id, c->rank, c->size, (int32_t)toympi_comm_handle(c));
 }
 static inline void toympi_ev_comm_free(const toympi_comm_t *c, int cb_safety)
 {
-    MPITEV_RAISE_EVENT(toympi_comm_free, &toympi_events_src_api, TOYMPI_EV_KEY(c), cb_safety,
+    TOYMPI_API_RAISE(toympi_comm_free, &toympi_events_src_api, TOYMPI_EV_KEY(c), cb_safety,
                        (int32_t)c->context_id, c->rank, c->size, (int32_t)toympi_comm_handle(c));
 }
 

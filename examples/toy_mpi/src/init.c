@@ -93,6 +93,9 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     (void)argc;
     (void)argv;
+    /* From a callback (inside MPI_Init itself, or any MPI call): refused, never nested. */
+    if (toympi_g.in_tool)
+        return MPI_ERR_OTHER;
     if (toympi_g.initialized || toympi_g.finalized) {
         fprintf(stderr, "toympi: MPI_Init called twice\n");
         toympi_abort_job(MPI_ERR_OTHER, "double init");
@@ -149,6 +152,12 @@ TOYMPI_WEAK(Finalized)
 int PMPI_Finalize(void)
 {
     TOYMPI_CHECK_INIT("MPI_Finalize");
+    /* From a callback: the MPI call that runs the callback still uses communicators,
+     * requests and the transport that MPI_Finalize would free under it. Refused, returned
+     * to the callback (not raised on an error handler: MPI_ERRORS_ARE_FATAL would abort
+     * the application for its tool's mistake). */
+    if (toympi_g.in_tool)
+        return MPI_ERR_OTHER;
     /* Deliver what the engine buffered while MPI is still fully usable: the application
      * has stopped calling MPI and nothing internal is held, so tool code may call MPI
      * (not finalizing yet: toympi_progress_poll delivers at MPITEV_CB_REQUIRE_NONE). */

@@ -40,27 +40,44 @@ int PMPI_T_init_thread(int required, int *provided)
 }
 TOYMPI_WEAK(T_init_thread)
 
-int PMPI_T_finalize(void)
-{
-    if (mpit_refcount == 0)
-        return MPI_T_ERR_NOT_INITIALIZED;
-    mpit_refcount--;
-    toympi_events_finalize();
-    return MPI_SUCCESS;
-}
-TOYMPI_WEAK(T_finalize)
-
 /* ------------------------------------------------------------- the adapter */
 #define MPITEV_ADAPTER_T_INITIALIZED() (mpit_refcount > 0)
 
 /* Object key for MPI_T_event_handle_alloc: a communicator's ev_key, the key every raise
  * site passes (events.h). The predefined communicators have fixed keys, so a tool may
- * register on them before MPI_Init and after MPI_Finalize. */
+ * register on them before MPI_Init and after MPI_Finalize.
+ *
+ * obj_handle should point to the MPI_Comm (16.3.8.4), but tools written for an MPI whose
+ * MPI_Comm is a pointer pass the handle itself (MPI_COMM_WORLD, not &MPI_COMM_WORLD),
+ * and C lets them. Dereferencing such a value crashes. The toy's handle values are
+ * recognisable by their encoding (kind byte, TOYMPI_HANDLE_KIND, in a value below 2^32),
+ * and on the 64-bit platforms the toy runs on no object a tool points to lives at those
+ * addresses (the kind bytes put them between 448 MiB and 1.4 GiB, below every
+ * position-independent executable, heap, stack and mapping): such a value is taken as
+ * the handle itself. Anything else is a pointer, dereferenced only when it can point to
+ * an MPI_Comm (outside the first page, aligned). docs/adapter-guide.md section 11 gives
+ * this rule to every implementor with integer handles. */
+static int toympi_is_handle_value(uintptr_t v)
+{
+    if (v > 0xffffffffu)
+        return 0;
+    unsigned k = TOYMPI_HANDLE_KIND((unsigned)v);
+    return k == TOYMPI_KIND_COMM || k == TOYMPI_KIND_DATATYPE || k == TOYMPI_KIND_OP ||
+           k == TOYMPI_KIND_ERRHANDLER || k == TOYMPI_KIND_INFO || k == TOYMPI_KIND_REQUEST;
+}
+
 static int toympi_event_key(int bind, void *obj_handle, const void **key)
 {
     if (bind != MPITEV_BIND_MPI_COMM)
         return MPI_T_ERR_INVALID; /* every toy event type binds to MPI_Comm */
-    MPI_Comm h = *(const MPI_Comm *)obj_handle;
+    uintptr_t v = (uintptr_t)obj_handle;
+    MPI_Comm h;
+    if (toympi_is_handle_value(v))
+        h = (MPI_Comm)(unsigned)v; /* the handle passed by value */
+    else if (v < 4096 || v % _Alignof(MPI_Comm) != 0)
+        return MPI_T_ERR_INVALID_HANDLE; /* cannot point to an MPI_Comm */
+    else
+        h = *(const MPI_Comm *)obj_handle;
     if (h == MPI_COMM_WORLD) {
         *key = (const void *)(uintptr_t)TOYMPI_EV_KEY_WORLD;
         return MPI_SUCCESS;
@@ -80,6 +97,31 @@ static int toympi_event_key(int bind, void *obj_handle, const void **key)
 #define MPITEV_IMPLEMENTATION
 #define MPITEV_ADAPTER_IMPLEMENTATION
 #include <mpitev/adapter.h>
+
+/* The last MPI_T_finalize ends every registration while tools may still use MPI_T
+ * (mpitev_adapter_t_finalize: what is buffered is delivered, drops are reported, pending
+ * free callbacks run, at the level where MPI_T_finalize was called), then drops the
+ * reference: no tool code is ever called into a finalized MPI_T. A call made by tool code
+ * that this last call runs is one too many (the last reference is being dropped):
+ * MPI_T_ERR_NOT_INITIALIZED. */
+static int mpit_finalizing;
+
+int PMPI_T_finalize(void)
+{
+    if (mpit_refcount == 0 || mpit_finalizing)
+        return MPI_T_ERR_NOT_INITIALIZED;
+    if (mpit_refcount == 1) {
+        mpit_finalizing = 1;
+        toympi_g.in_tool++; /* the tool code it runs is inside the library */
+        (void)mpitev_adapter_t_finalize(toympi_events_level());
+        toympi_g.in_tool--;
+        mpit_finalizing = 0;
+    }
+    mpit_refcount--;
+    toympi_events_finalize();
+    return MPI_SUCCESS;
+}
+TOYMPI_WEAK(T_finalize)
 
 #define T_CHECK_INIT()                                                                     \
     do {                                                                                   \

@@ -35,9 +35,11 @@ int toympi_progress_poll(toympi_progress_level_t level)
      * code at all. */
     const int cb_safety = toympi_g.finalizing ? MPITEV_CB_REQUIRE_MPI_RESTRICTED
                                               : MPITEV_CB_REQUIRE_NONE;
+    toympi_g.in_tool++; /* callbacks run inside the library: MPI_Finalize/MPI_Init refuse them */
     MPITEV_DRAIN(&toympi_events_src_engine, MPITEV_DRAIN_ALL, cb_safety);
     /* the API source delivers at once by default; registrations that asked for
      * buffering ("mpitev_buffered" = "true") buffer there too */
     MPITEV_DRAIN(&toympi_events_src_api, MPITEV_DRAIN_ALL, cb_safety);
+    toympi_g.in_tool--;
     return n;
 }

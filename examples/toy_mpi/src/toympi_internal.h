@@ -58,6 +58,8 @@ typedef struct toympi_global {
     int initialized; /* MPI_Init done */
     int finalized;   /* MPI_Finalize done */
     int finalizing;  /* inside MPI_Finalize: peer EOF is expected */
+    int in_tool;     /* tool code (an MPI_T callback) is running inside the library: see
+                        TOYMPI_CHECK_INIT and docs/implementors-guide.md section 10 */
     int world_rank;
     int world_size;
     int thread_level;
@@ -115,11 +117,21 @@ int toympi_errhandler_valid(MPI_Errhandler eh) TOYMPI_HIDDEN;
 void toympi_errhandler_ref(MPI_Errhandler eh) TOYMPI_HIDDEN;
 void toympi_errhandler_unref(MPI_Errhandler eh) TOYMPI_HIDDEN;
 
-/* Common argument checks; each expands to a return on failure. */
+/* Common argument checks; each expands to a return on failure.
+ * MPI not usable (before MPI_Init, after MPI_Finalize, or, for tool code, once
+ * MPI_Finalize has started its teardown): an application's call aborts the job, as
+ * MPICH does; a callback's call returns MPI_ERR_OTHER to the callback (the MPI_T
+ * callbacks that run there are at MPITEV_CB_REQUIRE_MPI_RESTRICTED, which may not call
+ * MPI: the tool's mistake must not abort the application or touch what is being torn
+ * down). */
 #define TOYMPI_CHECK_INIT(func)                                                        \
     do {                                                                               \
-        if (!toympi_g.initialized || toympi_g.finalized)                               \
+        if (!toympi_g.initialized || toympi_g.finalized ||                             \
+            (toympi_g.finalizing && toympi_g.in_tool)) {                               \
+            if (toympi_g.in_tool)                                                      \
+                return MPI_ERR_OTHER;                                                  \
             toympi_not_initialized(func);                                              \
+        }                                                                              \
     } while (0)
 _Noreturn void toympi_not_initialized(const char *func) TOYMPI_HIDDEN;
 

@@ -87,6 +87,36 @@ FAKEMPI_EXPORT int fakempi_progress(void) {
     return n;
 }
 FAKEMPI_EXPORT MPI_T_enum fakempi_enum_of_comm_ev(void) { return &fakempi_comm_enum; }
+/* The progress engine's drain of the main source. */
+FAKEMPI_EXPORT int fakempi_drain(void) {
+    int n = 0;
+    (void)mpitev_source_drain(&src_main, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE, &n);
+    return n;
+}
+
+/* A type with a char array, declared only by the tests that ask (the other tests count
+ * FAKE_NUM_EVENTS types). */
+static const mpitev_element text_elems[] = {
+    MPITEV_ELEMENT_OF(struct fake_text, id, MPITEV_DTYPE_INT32),
+    MPITEV_CHARS_OF(struct fake_text, text),
+    MPITEV_ELEMENT_OF(struct fake_text, tail, MPITEV_DTYPE_INT16),
+};
+static mpitev_type ev_text;
+FAKEMPI_EXPORT int fakempi_declare_text(void) {
+    int index = -1;
+    if (mpitev_type_declare(&ev_text, &(mpitev_type_desc){ .name = "fake_text", .num_elements = 3,
+                                                            .elements = text_elems,
+                                                            .payload_size = sizeof(struct fake_text) }) ||
+        mpitev_type_index_of(&ev_text, &index))
+        return -1;
+    return index;
+}
+FAKEMPI_EXPORT void fakempi_raise_text(int32_t id, const char *text, int16_t tail) {
+    struct fake_text t = { id, { 0 }, tail };
+    size_t n = strlen(text);
+    memcpy(t.text, text, n < sizeof t.text ? n : sizeof t.text); /* NUL-padded, not terminated */
+    MPITEV_RAISE(&ev_text, &src_main, NULL, MPITEV_CB_REQUIRE_NONE, &t);
+}
 
 /* ---- MPI_T init/finalize (reference counted, MPI-3.1 14.3.4). ---- */
 FAKEMPI_EXPORT int PMPI_T_init_thread(int required, int *provided) {
@@ -95,8 +125,15 @@ FAKEMPI_EXPORT int PMPI_T_init_thread(int required, int *provided) {
     if (provided) *provided = required;
     return MPI_SUCCESS;
 }
+/* The last one ends every registration first, while the tool may still use MPI_T. */
 FAKEMPI_EXPORT int PMPI_T_finalize(void) {
-    if (fakempi_t_refcount == 0) return MPI_T_ERR_NOT_INITIALIZED;
+    static int finalizing;
+    if (fakempi_t_refcount == 0 || finalizing) return MPI_T_ERR_NOT_INITIALIZED;
+    if (fakempi_t_refcount == 1) {
+        finalizing = 1;
+        (void)mpitev_adapter_t_finalize(MPITEV_CB_REQUIRE_NONE);
+        finalizing = 0;
+    }
     fakempi_t_refcount--;
     return MPI_SUCCESS;
 }

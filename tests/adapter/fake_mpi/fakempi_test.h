@@ -16,6 +16,8 @@
  * padding (C size 16, computable extent 12). */
 struct fake_msg { int32_t peer; int32_t tag; int64_t bytes; };
 struct fake_comm_ev { int64_t a; int32_t b; };
+/* A char array between two scalars (fakempi_declare_text). */
+struct fake_text { int32_t id; char text[6]; int16_t tail; };
 
 /* Event type indices in declaration order. */
 enum { FAKE_EV_MSG = 0, FAKE_EV_COMM = 1, FAKE_EV_MARK = 2, FAKE_NUM_EVENTS = 3 };
@@ -32,5 +34,8 @@ FAKEMPI_EXPORT int fakempi_progress(void);
 FAKEMPI_EXPORT int fakempi_info_live(void);
 FAKEMPI_EXPORT void fakempi_info_fail_after(int n); /* n-th next Info_create/set fails; -1 never */
 FAKEMPI_EXPORT MPI_T_enum fakempi_enum_of_comm_ev(void);
+FAKEMPI_EXPORT int fakempi_drain(void); /* the main source's drain: callbacks run */
+FAKEMPI_EXPORT int fakempi_declare_text(void); /* its type index, or -1 */
+FAKEMPI_EXPORT void fakempi_raise_text(int32_t id, const char *text, int16_t tail);
 
 #endif
