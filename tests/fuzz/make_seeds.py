@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of fuzz_api.c (tests/fuzz/corpus/): one input per issue-14 item
+expressible through the API, and general ones. The opcodes and byte meanings are those of
+fuzz_api.c (keep in step). Callbacks read bytes from the same stream: each event callback
+reads 2 (an element index, an op budget), a dropped or free callback 1; the helpers below
+pad with zeros (budget 0: no op) where a callback is expected."""
+import os
+
+(GET_NUM, GET_INFO, GET_INDEX, SOURCE_QUERY, ALLOC, FREE, REGISTER, SET_INFO, GET_INFO_H,
+ SET_DROPPED, RAISE, DRAIN, PROGRESS, T_CYCLE, FAIL, FULL_CYCLE, NATIVE_QUERY, BAD_DECLARE,
+ RAISE_BURST, CATEGORY, MPI_CYCLE) = range(21)
+
+def alloc(t, buffered=None, by_value=False, obj=0):
+    m = (4 if by_value else 0) | (obj << 4)
+    info = [0] if buffered is None else [1, {'true': 0, 'false': 3, 'default': 6}[buffered]]
+    return [ALLOC, t + 3, m] + info
+
+def register(h, level=0, remove=False):
+    return [REGISTER, h, level | (8 if remove else 0), 0]
+
+def dropped(h, on=True):
+    return [SET_DROPPED, h, 0 if on else 1]
+
+def raise_(t, s, level=0, obj=0):
+    return [RAISE, t + 5 * s + 15 * obj, level]
+
+def burst(t, s, n, level=0):
+    m = next(m for m in range(256) if m % 5 == t and m // 5 % 3 == s and (m >> 5) % 4 == level)
+    return [RAISE_BURST, m, n]
+
+def drain(s, level=0, events=0, drops=0, frees=0):
+    m = next(m for m in range(128, 256) if m % 3 == s and m // 8 % 5 == level and not m & 0x40)
+    return [DRAIN, m] + pad(events, drops, frees)
+
+def pad(events=0, drops=0, frees=0):
+    return [0] * (2 * events + drops + frees)
+
+def free(h, cb=True, events=0, drops=0, frees=0):
+    return [FREE, h, 1 if cb else 0] + pad(events, drops, frees)
+
+def progress(level=0, drops=0, frees=0):
+    return [PROGRESS, level] + pad(0, drops, frees)
+
+FAIL_OK, FAIL_ALL = [FAIL, 0], [FAIL, 2]
+def fail_nth(k):
+    return [FAIL, 1, k]
+
+seeds = {
+    # 1: a communicator passed by value to handle_alloc (a bound type): an error or a
+    # registration that never matches, never a crash.
+    'item01_comm_by_value': alloc(1, by_value=True) + register(0) + raise_(1, 0) + drain(0),
+    # 2: event_get_info with NULL arrays and a negative num_elements.
+    'item02_get_info_null_arrays': [GET_INFO, 3, 0b00010000, 2, 2, 0xff, 7] + [GET_INFO, 3, 0b00011111, 20, 20, 0xff, 9],
+    # 3: callbacks after the tool's last MPI_T_finalize (the MPI goes on raising and draining).
+    'item03_after_t_finalize': alloc(0, 'true') + register(0) + raise_(0, 0) + [T_CYCLE, 4] +
+                               raise_(0, 0) + drain(0, events=2) + [T_CYCLE, 2],
+    # 5-7: tool code run by the last finalize (free callbacks, a drain's callbacks) that
+    # calls MPI_T_finalize, raises or allocates: with FUZZ_FINALIZE_REENTRY only.
+    'item05_free_cb_in_finalize': alloc(0, 'true') + register(0) + raise_(0, 0) + free(0) + [MPI_CYCLE] + [T_CYCLE, 4],
+    'item06_raise_in_final_drain': alloc(0, 'true') + register(0) + raise_(0, 0) + [FULL_CYCLE, 0, 1, RAISE, 0, 0],
+    'item07_alloc_in_final_drain': alloc(0, 'true') + register(0) + raise_(0, 0) + [FULL_CYCLE, 0, 1, ALLOC, 3, 0, 0],
+    # 9: out of memory during a free: one discard reported, not every later raise.
+    'item09_free_no_mem': alloc(0, 'true') + register(0) + dropped(0) + alloc(0, 'true') + register(1) +
+                          raise_(0, 0) + FAIL_ALL + free(0) + FAIL_OK + burst(0, 0, 5) +
+                          drain(0, events=6, drops=1) + progress(frees=1),
+    # 10: out of memory while removing the last callback (fails at the set allocation).
+    'item10_remove_cb_no_mem': alloc(0, 'true') + register(0) + dropped(0) + alloc(0, 'true') + register(1) +
+                               fail_nth(1) + register(0, remove=True) + FAIL_OK + burst(0, 0, 3) +
+                               drain(0, events=6) + free(0, drops=0, frees=1),
+    # 11: set_info under out of memory (all or nothing; the model checks the codes).
+    'item11_set_info_no_mem': alloc(0) + fail_nth(2) + [SET_INFO, 0, 1, 3, 1, 2, 4] + FAIL_OK +
+                              [GET_INFO_H, 0, 1],
+    # General: immediate delivery at every level, drops at unsafe levels, full rings, a
+    # payload too large for a record, nested raises from callbacks, self-free.
+    'gen_levels_and_drops': alloc(0, 'false') + register(0, 2) + dropped(0) + raise_(0, 0, 0) +
+                            pad(1) + raise_(0, 0, 3) + pad(0, 1) + raise_(0, 0, 1) + pad(1),
+    'gen_full_ring': alloc(0, 'true') + register(0) + dropped(0) + burst(0, 0, 20) + drain(0, events=8, drops=1),
+    'gen_big_payload': alloc(3, 'true') + register(0) + dropped(0) + burst(3, 2, 3) + drain(2, drops=1),
+    'gen_unordered_default': alloc(4) + register(0) + dropped(0) + burst(4, 1, 10) + drain(1, events=8, drops=1),
+    'gen_nested_raise': alloc(0, 'false') + register(0) + dropped(0) + [RAISE, 0, 0, 0, 1, RAISE, 0, 0, 0, 1,
+                        RAISE, 0, 0, 0, 0, 0, 0],
+    'gen_self_free': alloc(0, 'false') + register(0) + [RAISE, 0, 0, 0, 1, FREE, 0, 1, 0],
+    'gen_cycles': alloc(0, 'true') + register(0) + raise_(0, 0) + [FULL_CYCLE] + pad(1) + alloc(2) + register(1) +
+                  [MPI_CYCLE, MPI_CYCLE, T_CYCLE, 1, T_CYCLE, 2, T_CYCLE, 0],
+    'gen_oom_everything': FAIL_ALL + alloc(0, 'true') + alloc(1) + register(0) + [SET_INFO, 0, 0, 2, 1, 4] +
+                          FAIL_OK + alloc(0, 'true') + register(0) + dropped(0) + [FAIL, 1, 0] + free(0),
+    'gen_queries': [GET_NUM, 0, GET_INDEX, 1, GET_INDEX, 6, SOURCE_QUERY, 3, 0xff, 4, 4, SOURCE_QUERY, 0xff, 9, 0,
+                    0, 0, NATIVE_QUERY, 0, 3, NATIVE_QUERY, 3, 0xfe, 200, 3, NATIVE_QUERY, 7, 250, 1, 2, 3, 4, 5,
+                    6, 7, 8, BAD_DECLARE, 0, BAD_DECLARE, 12, BAD_DECLARE, 30, CATEGORY, 1, 2],
+}
+
+here = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'corpus')
+os.makedirs(here, exist_ok=True)
+for name, data in seeds.items():
+    with open(os.path.join(here, name), 'wb') as f:
+        f.write(bytes(b & 0xff for b in data))
+print(f"{len(seeds)} seeds in {here}")
