@@ -32,6 +32,8 @@ typedef struct fa_state {
 } fa_state;
 
 static fa_state fa;
+/* Every attempt from this number on fails (-1: off). */
+static long fa_fail_from_attempt = -1;
 
 static size_t fa_hash(const void *p, size_t cap) {
     uintptr_t x = (uintptr_t)p;
@@ -79,7 +81,7 @@ static int fa_remove(void *p, size_t size, size_t align) {
 static void *fa_alloc(size_t size, size_t align, void *ctx) {
     (void)ctx;
     long n = fa.attempts++;
-    if (fa.fail_all || n == fa.fail_at) {
+    if (fa.fail_all || n == fa.fail_at || (fa_fail_from_attempt >= 0 && n >= fa_fail_from_attempt)) {
         fa.failed++;
         return NULL;
     }
@@ -108,14 +110,14 @@ static void fa_free(void *p, size_t size, size_t align, void *ctx) {
 }
 
 /* Install once, before anything is declared. */
-static int fa_install(void) {
+static inline int fa_install(void) {
     static const mpitev_allocator a = { fa_alloc, fa_free, NULL };
     fa.fail_at = -1;
     return mpitev_set_allocator(&a);
 }
 /* Fail only the k-th allocation attempt from now (k = 0: the next one). */
-static void fa_fail_nth(long k) { fa.fail_at = fa.attempts + k; fa.fail_all = 0; }
-static void fa_fail_from_now(void) { fa.fail_all = 1; }
-static void fa_ok(void) { fa.fail_at = -1; fa.fail_all = 0; }
+static inline void fa_fail_nth(long k) { fa.fail_at = fa.attempts + k; fa.fail_all = 0; }
+static inline void fa_fail_from_now(void) { fa.fail_all = 1; }
+static inline void fa_ok(void) { fa.fail_at = -1; fa.fail_all = 0; }
 
 #endif
