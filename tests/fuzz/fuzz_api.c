@@ -248,6 +248,10 @@ static void on_dropped(MPI_Count n, MPI_T_event_registration h, int si, MPI_T_cb
     CHECK(r->free_cb_runs == 0, r->state, r->free_cb_runs); /* never after free_cb */
     CHECK(n > 0 && si >= 0 && si < NS, n, si);
     (void)s;
+    /* Drops are reported at the free too, also when mpitev itself frees (the last
+     * MPI_T_finalize): from here on the registration is gone for the model as well. */
+    mpitev_reg nr = { (uint64_t)(uintptr_t)h };
+    if (r->state == 0 && mpitev_reg_check(nr) != MPITEV_SUCCESS) r->state = 2;
     r->dropped += n;
     if (depth < 3) { depth++; run_ops((int)(fz_byte() % 3)); depth--; }
 }
