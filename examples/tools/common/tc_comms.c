@@ -24,6 +24,14 @@ static int follow(int rc, const MPI_Comm *newcomm)
     return rc;
 }
 
+/* After the MPI's free (or disconnect) of old succeeded. */
+static int unfollow(int rc, MPI_Comm old)
+{
+    if (rc == MPI_SUCCESS)
+        tc_comm_unfollow(old);
+    return rc;
+}
+
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     return follow(PMPI_Comm_dup(comm, newcomm), newcomm);
@@ -37,10 +45,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 int MPI_Comm_free(MPI_Comm *comm)
 {
     MPI_Comm old = comm ? *comm : MPI_COMM_NULL;
-    int rc = PMPI_Comm_free(comm);
-    if (rc == MPI_SUCCESS)
-        tc_comm_unfollow(old);
-    return rc;
+    return unfollow(PMPI_Comm_free(comm), old);
 }
 
 #if !defined(TC_DUP_SPLIT_ONLY)
@@ -171,9 +176,6 @@ int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_o
 int MPI_Comm_disconnect(MPI_Comm *comm)
 {
     MPI_Comm old = comm ? *comm : MPI_COMM_NULL;
-    int rc = PMPI_Comm_disconnect(comm);
-    if (rc == MPI_SUCCESS)
-        tc_comm_unfollow(old);
-    return rc;
+    return unfollow(PMPI_Comm_disconnect(comm), old);
 }
 #endif
