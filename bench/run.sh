@@ -13,10 +13,16 @@
 #                             written under docs/, no package installed
 #   MPITEV_BENCH_BUILD=DIR    use this already built tree instead of build-bench/
 #   MPITEV_BENCH_OUT=DIR      keep the raw outputs (callgrind files, tables) in DIR
+#   MPITEV_BENCH_ONLY="A B"   run only these areas (raise, and bench/<area>/measure.sh
+#                             names: buffer probes toympi types ...); nothing is written
+#                             under docs/ then (a partial table set is not the document)
 set -eu
 n=${1:-1000000}
 root=$(cd "$(dirname "$0")/.." && pwd)
 short=${MPITEV_BENCH_SHORT:-0}
+only=${MPITEV_BENCH_ONLY:-}
+# wanted AREA: true when AREA is to be measured
+wanted() { [ -z "$only" ] || case " $only " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 if [ "$short" != 1 ]; then
   # the probes compared (LTTng-UST, systemtap SDT), callgrind and the plot
   sh "$root/cmake/prereqs.sh" valgrind gnuplot-nox liblttng-ust-dev systemtap-sdt-dev pkg-config
@@ -74,6 +80,7 @@ row() {
   { printf '| %s |' "$_label"; for _v in "$@"; do printf ' %s |' "$_v"; done; printf '\n'; } >>"$out/table.$_t"
 }
 
+if wanted raise; then
 table raise "The raise ($n iterations)" "measurement" "instructions"
 valgrind --tool=callgrind --callgrind-out-file="$out/raise" "$bld/bench/raise/bench_raise" "$n" >/dev/null 2>&1
 base=$(self_ir "$out/raise" bench_loop_baseline)
@@ -85,11 +92,13 @@ row raise "immediate raise, 1 registration, excl. clock+cb" \
   "$(awk -v e="$enabled" -v b="$base" -v c="$clock" -v k="$cb" -v n="$n" 'BEGIN { printf "%.2f", (e - b - c - k) / n }')"
 row raise "  clock read (CLOCK_MONOTONIC, vDSO hidden)" "$(per "$clock" 0 "$n")"
 row raise "  empty callback" "$(per "$cb" 0 "$n")"
+fi
 
 # Further measurements: each bench/<area>/measure.sh is sourced here and prints its
 # tables with table/row, using $root, $bld, $out, $n, $short and the helpers above.
 for m in "$root"/bench/*/measure.sh; do
   [ -f "$m" ] || continue
+  wanted "$(basename "$(dirname "$m")")" || continue
   . "$m"
 done
 
@@ -117,7 +126,7 @@ if [ "$missing" != 0 ]; then
   exit 1
 fi
 
-if [ "$short" != 1 ]; then
+if [ "$short" != 1 ] && [ -z "$only" ]; then
   doc=$root/docs/performance.md
   gen=$out/generated.md
   {
