@@ -234,6 +234,18 @@ static inline int32_t toympi_ev_tag(const toympi_request_t *r)
     return r->tag;
 }
 
+/* Every hook below is a macro (the enabled check, in place) and an out-of-line raise
+ * (NAME__raise, cold, never inlined): a raise site nobody listens to is one load and an
+ * untaken branch in the caller; the hook's arguments (queue lengths, pointers) are
+ * evaluated only inside the branch, and the payload's temporaries, the object-key
+ * lookup and the record writes live in the cold function, so the caller keeps almost
+ * the code it has without events. With a tool attached, each raise pays one call. */
+#if defined(__GNUC__)
+#define TOYMPI_EV_COLD static __attribute__((cold, noinline, unused))
+#else
+#define TOYMPI_EV_COLD static
+#endif
+
 /* ============================================================ the matching engine
  * Source: engine. Level: MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE. These run inside
  * toympi_transport_poll's frame handlers (the connection's receive state machine is
@@ -248,7 +260,7 @@ static inline int32_t toympi_ev_tag(const toympi_request_t *r)
                        MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, __VA_ARGS__)
 
 /* a message envelope (EAGER or RTS header) arrived from a peer */
-static inline void toympi_ev_message_arrived(uint32_t context_id, int src, int tag, size_t bytes,
+TOYMPI_EV_COLD void toympi_ev_message_arrived__raise(uint32_t context_id, int src, int tag, size_t bytes,
                                              int rendezvous, uint64_t seq)
 {
     TOYMPI_ENGINE_RAISE(toympi_message_arrived, toympi_events_ctx_key(context_id),
@@ -256,15 +268,25 @@ static inline void toympi_ev_message_arrived(uint32_t context_id, int src, int t
                         rendezvous ? TOYMPI_EV_RENDEZVOUS_PROTO : TOYMPI_EV_EAGER,
                         (mpitev_count_t)bytes, seq);
 }
+#define toympi_ev_message_arrived(context_id, src, tag, bytes, rendezvous, seq)            \
+    do {                                                                                   \
+        if (MPITEV_ENABLED(&toympi_message_arrived_type))                                  \
+            toympi_ev_message_arrived__raise((context_id), (src), (tag), (bytes), (rendezvous), (seq));\
+    } while (0)
 
 /* search of the posted-receive queue for an arriving message */
-static inline void toympi_ev_search_posted_begin(uint32_t context_id, int src, int tag,
+TOYMPI_EV_COLD void toympi_ev_search_posted_begin__raise(uint32_t context_id, int src, int tag,
                                                  size_t qlen, uint64_t seq)
 {
     TOYMPI_ENGINE_RAISE(toympi_search_posted_begin, toympi_events_ctx_key(context_id),
                         (int32_t)context_id, src, tag, (int32_t)qlen, -1, seq, 0);
 }
-static inline void toympi_ev_search_posted_end(uint32_t context_id, int src, int tag,
+#define toympi_ev_search_posted_begin(context_id, src, tag, qlen, seq)                     \
+    do {                                                                                   \
+        if (MPITEV_ENABLED(&toympi_search_posted_begin_type))                              \
+            toympi_ev_search_posted_begin__raise((context_id), (src), (tag), (qlen), (seq));\
+    } while (0)
+TOYMPI_EV_COLD void toympi_ev_search_posted_end__raise(uint32_t context_id, int src, int tag,
                                                size_t qlen, uint64_t seq,
                                                const toympi_request_t *found)
 {
@@ -272,44 +294,79 @@ static inline void toympi_ev_search_posted_end(uint32_t context_id, int src, int
                         (int32_t)context_id, src, tag, (int32_t)qlen, found != NULL, seq,
                         found ? found->ev_id : 0);
 }
+#define toympi_ev_search_posted_end(context_id, src, tag, qlen, seq, found)                \
+    do {                                                                                   \
+        if (MPITEV_ENABLED(&toympi_search_posted_end_type))                                \
+            toympi_ev_search_posted_end__raise((context_id), (src), (tag), (qlen), (seq), (found));\
+    } while (0)
 
 /* search of the unexpected-message queue for a newly posted receive */
-static inline void toympi_ev_search_unexpected_begin(const toympi_request_t *r, size_t qlen)
+TOYMPI_EV_COLD void toympi_ev_search_unexpected_begin__raise(const toympi_request_t *r, size_t qlen)
 {
     TOYMPI_ENGINE_RAISE(toympi_search_unexpected_begin, toympi_events_ctx_key(r->context_id),
                         (int32_t)r->context_id, r->src, r->tag, (int32_t)qlen, -1, r->ev_id, 0);
 }
-static inline void toympi_ev_search_unexpected_end(const toympi_request_t *r, size_t qlen,
+#define toympi_ev_search_unexpected_begin(r, qlen)                                         \
+    do {                                                                                   \
+        if (MPITEV_ENABLED(&toympi_search_unexpected_begin_type))                          \
+            toympi_ev_search_unexpected_begin__raise((r), (qlen));                         \
+    } while (0)
+TOYMPI_EV_COLD void toympi_ev_search_unexpected_end__raise(const toympi_request_t *r, size_t qlen,
                                                    const toympi_unexpected_t *found)
 {
     TOYMPI_ENGINE_RAISE(toympi_search_unexpected_end, toympi_events_ctx_key(r->context_id),
                         (int32_t)r->context_id, r->src, r->tag, (int32_t)qlen, found != NULL,
                         r->ev_id, found ? found->seq : 0);
 }
+#define toympi_ev_search_unexpected_end(r, qlen, found)                                    \
+    do {                                                                                   \
+        if (MPITEV_ENABLED(&toympi_search_unexpected_end_type))                            \
+            toympi_ev_search_unexpected_end__raise((r), (qlen), (found));                  \
+    } while (0)
 
 /* the queues themselves (queue_length after the change) */
-static inline void toympi_ev_posted_insert(const toympi_request_t *r, size_t qlen)
+TOYMPI_EV_COLD void toympi_ev_posted_insert__raise(const toympi_request_t *r, size_t qlen)
 {
     TOYMPI_ENGINE_RAISE(toympi_posted_insert, toympi_events_ctx_key(r->context_id),
                         (int32_t)r->context_id, r->src, r->tag, (int32_t)qlen, r->ev_id);
 }
-static inline void toympi_ev_posted_remove(const toympi_request_t *r, size_t qlen)
+#define toympi_ev_posted_insert(r, qlen)                                                   \
+    do {                                                                                   \
+        if (MPITEV_ENABLED(&toympi_posted_insert_type))                                    \
+            toympi_ev_posted_insert__raise((r), (qlen));                                   \
+    } while (0)
+TOYMPI_EV_COLD void toympi_ev_posted_remove__raise(const toympi_request_t *r, size_t qlen)
 {
     TOYMPI_ENGINE_RAISE(toympi_posted_remove, toympi_events_ctx_key(r->context_id),
                         (int32_t)r->context_id, r->src, r->tag, (int32_t)qlen, r->ev_id);
 }
-static inline void toympi_ev_unexpected_insert(const toympi_unexpected_t *u, size_t qlen)
+#define toympi_ev_posted_remove(r, qlen)                                                   \
+    do {                                                                                   \
+        if (MPITEV_ENABLED(&toympi_posted_remove_type))                                    \
+            toympi_ev_posted_remove__raise((r), (qlen));                                   \
+    } while (0)
+TOYMPI_EV_COLD void toympi_ev_unexpected_insert__raise(const toympi_unexpected_t *u, size_t qlen)
 {
     TOYMPI_ENGINE_RAISE(toympi_unexpected_insert, toympi_events_ctx_key(u->context_id),
                         (int32_t)u->context_id, u->src, u->tag, (int32_t)qlen,
                         (mpitev_count_t)u->bytes, u->seq);
 }
-static inline void toympi_ev_unexpected_remove(const toympi_unexpected_t *u, size_t qlen)
+#define toympi_ev_unexpected_insert(u, qlen)                                               \
+    do {                                                                                   \
+        if (MPITEV_ENABLED(&toympi_unexpected_insert_type))                                \
+            toympi_ev_unexpected_insert__raise((u), (qlen));                               \
+    } while (0)
+TOYMPI_EV_COLD void toympi_ev_unexpected_remove__raise(const toympi_unexpected_t *u, size_t qlen)
 {
     TOYMPI_ENGINE_RAISE(toympi_unexpected_remove, toympi_events_ctx_key(u->context_id),
                         (int32_t)u->context_id, u->src, u->tag, (int32_t)qlen,
                         (mpitev_count_t)u->bytes, u->seq);
 }
+#define toympi_ev_unexpected_remove(u, qlen)                                               \
+    do {                                                                                   \
+        if (MPITEV_ENABLED(&toympi_unexpected_remove_type))                                \
+            toympi_ev_unexpected_remove__raise((u), (qlen));                               \
+    } while (0)
 
 /* payload movement; is_send tells the side; rendezvous: via RTS/CTS/DATA. bytes: the
  * message size (send) or the bytes delivered into the receive buffer (receive). */
@@ -317,20 +374,30 @@ static inline void toympi_ev_unexpected_remove(const toympi_unexpected_t *u, siz
     (int32_t)(r)->context_id, toympi_ev_peer(r), toympi_ev_tag(r), (is_send),              \
         (rendezvous) ? TOYMPI_EV_RENDEZVOUS_PROTO : TOYMPI_EV_EAGER,                       \
         (mpitev_count_t)((is_send) ? (r)->bytes : (size_t)(r)->status.toympi_count), (r)->ev_id
-static inline void toympi_ev_transfer_begin(const toympi_request_t *r, int is_send, int rendezvous)
+TOYMPI_EV_COLD void toympi_ev_transfer_begin__raise(const toympi_request_t *r, int is_send, int rendezvous)
 {
     TOYMPI_ENGINE_RAISE(toympi_transfer_begin, toympi_events_ctx_key(r->context_id),
                         TOYMPI__TRANSFER_PAYLOAD(r, is_send, rendezvous));
 }
-static inline void toympi_ev_transfer_end(const toympi_request_t *r, int is_send, int rendezvous)
+#define toympi_ev_transfer_begin(r, is_send, rendezvous)                                   \
+    do {                                                                                   \
+        if (MPITEV_ENABLED(&toympi_transfer_begin_type))                                   \
+            toympi_ev_transfer_begin__raise((r), (is_send), (rendezvous));                 \
+    } while (0)
+TOYMPI_EV_COLD void toympi_ev_transfer_end__raise(const toympi_request_t *r, int is_send, int rendezvous)
 {
     TOYMPI_ENGINE_RAISE(toympi_transfer_end, toympi_events_ctx_key(r->context_id),
                         TOYMPI__TRANSFER_PAYLOAD(r, is_send, rendezvous));
 }
+#define toympi_ev_transfer_end(r, is_send, rendezvous)                                     \
+    do {                                                                                   \
+        if (MPITEV_ENABLED(&toympi_transfer_end_type))                                     \
+            toympi_ev_transfer_end__raise((r), (is_send), (rendezvous));                   \
+    } while (0)
 
 /* rendezvous handshake steps (TOYMPI_RNDV_*): r is the send request for RTS_SENT and
  * CTS_RECEIVED, the matched receive for CTS_SENT */
-static inline void toympi_ev_rendezvous(const toympi_request_t *r, int step)
+TOYMPI_EV_COLD void toympi_ev_rendezvous__raise(const toympi_request_t *r, int step)
 {
     TOYMPI_ENGINE_RAISE(toympi_rendezvous, toympi_events_ctx_key(r->context_id),
                         (int32_t)r->context_id, step, toympi_ev_peer(r), toympi_ev_tag(r),
@@ -339,6 +406,11 @@ static inline void toympi_ev_rendezvous(const toympi_request_t *r, int step)
                                              : (size_t)r->status.toympi_count),
                         r->ev_id);
 }
+#define toympi_ev_rendezvous(r, step)                                                      \
+    do {                                                                                   \
+        if (MPITEV_ENABLED(&toympi_rendezvous_type))                                       \
+            toympi_ev_rendezvous__raise((r), (step));                                      \
+    } while (0)
 
 /* ================================================================= API level
  * Source: api. The caller says the level (see each call site); at API entry/exit with no
@@ -354,17 +426,22 @@ static inline void toympi_ev_rendezvous(const toympi_request_t *r, int step)
             toympi_g.in_tool--;                                                            \
         }                                                                                  \
     } while (0)
-static inline void toympi_ev_cancel(const toympi_request_t *r, int cancelled, int cb_safety)
+TOYMPI_EV_COLD void toympi_ev_cancel__raise(const toympi_request_t *r, int cancelled, int cb_safety)
 {
     TOYMPI_API_RAISE(toympi_cancel, &toympi_events_src_api,
                        toympi_events_ctx_key(r->context_id), cb_safety, (int32_t)r->context_id,
                        toympi_ev_peer(r), toympi_ev_tag(r), cancelled, r->ev_id);
 }
+#define toympi_ev_cancel(r, cancelled, cb_safety)                                          \
+    do {                                                                                   \
+        if (MPITEV_ENABLED(&toympi_cancel_type))                                           \
+            toympi_ev_cancel__raise((r), (cancelled), (cb_safety));                        \
+    } while (0)
 
 /* A user request is freed: from MPI_Wait/Test/.../Request_free at API level (api source,
  * NONE), or, for a request MPI_Request_free detached while active, when the engine
  * completes it (engine source, ASYNC_SIGNAL_SAFE). */
-static inline void toympi_ev_request_free(const toympi_request_t *r, int in_engine)
+TOYMPI_EV_COLD void toympi_ev_request_free__raise(const toympi_request_t *r, int in_engine)
 {
     TOYMPI_API_RAISE(toympi_request_free,
                        in_engine ? &toympi_events_src_engine : &toympi_events_src_api,
@@ -373,35 +450,60 @@ static inline void toympi_ev_request_free(const toympi_request_t *r, int in_engi
                        (int32_t)r->context_id, toympi_ev_peer(r), toympi_ev_tag(r),
                        r->kind == TOYMPI_REQ_SEND, r->ev_id);
 }
+#define toympi_ev_request_free(r, in_engine)                                               \
+    do {                                                                                   \
+        if (MPITEV_ENABLED(&toympi_request_free_type))                                     \
+            toympi_ev_request_free__raise((r), (in_engine));                               \
+    } while (0)
 
 /* Collective entry (after argument checks, before any internal operation) and exit
  * (after completion, before the error handler): NONE. op: TOYMPI_COLL_*. */
-static inline void toympi_ev_coll_begin(toympi_comm_t *c, int op)
+TOYMPI_EV_COLD void toympi_ev_coll_begin__raise(toympi_comm_t *c, int op)
 {
-    c->coll_seq++;
     TOYMPI_API_RAISE(toympi_coll_begin, &toympi_events_src_api, TOYMPI_EV_KEY(c),
                        MPITEV_CB_REQUIRE_NONE, op, (int32_t)c->context_id, c->rank, c->size,
                        (int32_t)c->coll_seq);
 }
-static inline void toympi_ev_coll_end(const toympi_comm_t *c, int op)
+#define toympi_ev_coll_begin(c, op)                                                        \
+    do {                                                                                   \
+        (c)->coll_seq++;                                                                   \
+        if (MPITEV_ENABLED(&toympi_coll_begin_type))                                       \
+            toympi_ev_coll_begin__raise((c), (op));                                        \
+    } while (0)
+TOYMPI_EV_COLD void toympi_ev_coll_end__raise(const toympi_comm_t *c, int op)
 {
     TOYMPI_API_RAISE(toympi_coll_end, &toympi_events_src_api, TOYMPI_EV_KEY(c),
                        MPITEV_CB_REQUIRE_NONE, op, (int32_t)c->context_id, c->rank, c->size,
                        (int32_t)c->coll_seq);
 }
+#define toympi_ev_coll_end(c, op)                                                          \
+    do {                                                                                   \
+        if (MPITEV_ENABLED(&toympi_coll_end_type))                                         \
+            toympi_ev_coll_end__raise((c), (op));                                          \
+    } while (0)
 
 /* Communicator created (complete, before the call returns) or about to be freed (still
  * complete). cb_safety: NONE from MPI_Comm_dup/split/free; MPI_RESTRICTED from MPI_Init
  * and MPI_Finalize (MPI is not usable there). */
-static inline void toympi_ev_comm_create(const toympi_comm_t *c, int cb_safety)
+TOYMPI_EV_COLD void toympi_ev_comm_create__raise(const toympi_comm_t *c, int cb_safety)
 {
     TOYMPI_API_RAISE(toympi_comm_create, &toympi_events_src_api, TOYMPI_EV_KEY(c), cb_safety,
                        (int32_t)c->context_id, c->rank, c->size, (int32_t)toympi_comm_handle(c));
 }
-static inline void toympi_ev_comm_free(const toympi_comm_t *c, int cb_safety)
+#define toympi_ev_comm_create(c, cb_safety)                                                \
+    do {                                                                                   \
+        if (MPITEV_ENABLED(&toympi_comm_create_type))                                      \
+            toympi_ev_comm_create__raise((c), (cb_safety));                                \
+    } while (0)
+TOYMPI_EV_COLD void toympi_ev_comm_free__raise(const toympi_comm_t *c, int cb_safety)
 {
     TOYMPI_API_RAISE(toympi_comm_free, &toympi_events_src_api, TOYMPI_EV_KEY(c), cb_safety,
                        (int32_t)c->context_id, c->rank, c->size, (int32_t)toympi_comm_handle(c));
 }
+#define toympi_ev_comm_free(c, cb_safety)                                                  \
+    do {                                                                                   \
+        if (MPITEV_ENABLED(&toympi_comm_free_type))                                        \
+            toympi_ev_comm_free__raise((c), (cb_safety));                                  \
+    } while (0)
 
 #endif
