@@ -6,45 +6,50 @@
 
 #define TOYMPI_PROGRESS_POLL_MS 100
 
-int toympi_progress_poll(toympi_progress_level_t level)
+/* Deliver the engine's buffered MPI_T events (and the API source's, for registrations
+ * that asked for buffering ("mpitev_buffered" = "true"); the API source delivers at once
+ * by default). This is the only drain in the toy, so the callback safety level is
+ * decided here, for every caller alike:
+ * - MPITEV_CB_REQUIRE_NONE normally. It is called only between transport polls (no
+ *   frame is half-read, every queue is consistent and nothing internal is held); every
+ *   caller of toympi_progress_poll re-checks its own condition after it returns and
+ *   keeps no pointer a nested MPI call could invalidate. So tool code may call MPI: that
+ *   re-enters toympi_progress_poll, whose nested drain returns at once (one drainer per
+ *   source); the outer drain then delivers what the nested call raised, in order.
+ * - MPITEV_CB_REQUIRE_MPI_RESTRICTED once MPI_Finalize has started its shutdown
+ *   (toympi_g.finalizing: its barrier, then the drain after the teardown): MPI is no
+ *   longer usable. MPI_Finalize's first call, before that, is still at NONE.
+ * MPITEV_DRAIN_DUE is the drains' own inline check (a load and an untaken branch each):
+ * with nobody buffering and nothing left to do, the level and the in_tool count are not
+ * even computed; built with -DMPITEV_DISABLE it is 0 and MPITEV_DRAIN nothing, so the
+ * message path then has no event code at all. */
+static void drain_events(void)
 {
-    int n = 0;
-    if (level != TOYMPI_PROGRESS_EXIT) {
-        n = toympi_transport_poll(level == TOYMPI_PROGRESS_WAIT ? TOYMPI_PROGRESS_POLL_MS : 0);
-        /* keep draining while there is work, so one call makes real progress */
-        int k;
-        while (n < 1000 && (k = toympi_transport_poll(0)) > 0)
-            n += k;
-    }
-    /* Deliver the engine's buffered MPI_T events (and the API source's, for registrations
-     * that asked for buffering). This is the only drain in the toy, so the callback
-     * safety level is decided here, for every caller alike:
-     * - MPITEV_CB_REQUIRE_NONE normally. At every level the transport has returned (or
-     *   was not entered): no frame is half-read, every queue is consistent and nothing
-     *   internal is held; every caller re-checks its own condition after we return and
-     *   keeps no pointer a nested MPI call could invalidate. So tool code may call MPI:
-     *   that re-enters toympi_progress_poll, whose nested drain returns at once (one
-     *   drainer per source); the outer drain then delivers what the nested call raised,
-     *   in order.
-     * - MPITEV_CB_REQUIRE_MPI_RESTRICTED once MPI_Finalize has started its shutdown
-     *   (toympi_g.finalizing: its barrier, then the drain after the teardown): MPI is no
-     *   longer usable. MPI_Finalize's first call, before that, is still at NONE.
-     * MPITEV_DRAIN is the hot-path form of mpitev_source_drain (result discarded: before
-     * any MPI_T session or MPI_Init it is "not initialised", with nothing to drain); built
-     * with -DMPITEV_DISABLE it compiles to nothing, so the message path then has no event
-     * code at all. */
-    /* MPITEV_DRAIN_DUE is the drains' own inline check (a load and an untaken branch
-     * each): with nobody buffering and nothing left to do, the level and the in_tool
-     * count are not even computed. */
     if (MPITEV_DRAIN_DUE(&toympi_events_src_engine) || MPITEV_DRAIN_DUE(&toympi_events_src_api)) {
         const int cb_safety = toympi_g.finalizing ? MPITEV_CB_REQUIRE_MPI_RESTRICTED
                                                   : MPITEV_CB_REQUIRE_NONE;
         toympi_g.in_tool++; /* callbacks run inside the library: MPI_Finalize/MPI_Init refuse them */
         MPITEV_DRAIN(&toympi_events_src_engine, MPITEV_DRAIN_ALL, cb_safety);
-        /* the API source delivers at once by default; registrations that asked for
-         * buffering ("mpitev_buffered" = "true") buffer there too */
         MPITEV_DRAIN(&toympi_events_src_api, MPITEV_DRAIN_ALL, cb_safety);
         toympi_g.in_tool--;
     }
+}
+
+int toympi_progress_poll(toympi_progress_level_t level)
+{
+    int n = 0;
+    if (level != TOYMPI_PROGRESS_EXIT) {
+        n = toympi_transport_poll(level == TOYMPI_PROGRESS_WAIT ? TOYMPI_PROGRESS_POLL_MS : 0);
+        /* keep going while there is work, so one call makes real progress; the transport
+         * reads a burst in slices (transport.c), and the events of each slice are
+         * delivered before the next is read, so the engine's ring never has to hold a
+         * whole burst */
+        int k;
+        while (n < 1000 && (k = toympi_transport_poll(0)) > 0) {
+            n += k;
+            drain_events();
+        }
+    }
+    drain_events();
     return n;
 }

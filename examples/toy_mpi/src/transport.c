@@ -182,11 +182,18 @@ void toympi_transport_expect_payload(toympi_conn_t *c, void *dst, size_t dst_len
 }
 
 /* read what is available on c; returns frames completed */
+/* At most this many frames per read_conn call: a burst of small messages is read in
+ * slices, and the progress engine drains the MPI_T event buffers between slices
+ * (progress.c), so the frames of one slice (each raises up to 4 buffered events) fit in
+ * a source's ring (4096 records by default) and an ordinary burst loses no event. The
+ * rest waits in the socket: the next poll() reports it. */
+#define TOYMPI_FRAMES_PER_READ 256
+
 static int read_conn(toympi_conn_t *c)
 {
     static char scratch[65536];
     int done = 0;
-    while (!c->closed) {
+    while (!c->closed && done < TOYMPI_FRAMES_PER_READ) {
         ssize_t n;
         if (!c->rx_in_payload) {
             n = recv(c->fd_r, (char *)&c->rx_hdr + c->rx_hdr_got,
