@@ -84,7 +84,11 @@ void toympi_request_complete(toympi_request_t *r)
 {
     r->complete = 1;
     if (r->user_freed) { /* called by the engine (frame handlers, eager send path) */
+        /* The toy's one immediate delivery inside the engine (a registration that asked
+         * for it): tool code there may not call MPI, whatever level it registered at. */
+        toympi_g.tool_restricted++;
         toympi_ev_request_free(r, 1);
+        toympi_g.tool_restricted--;
         toympi_request_release(r);
     }
 }

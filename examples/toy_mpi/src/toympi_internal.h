@@ -60,6 +60,8 @@ typedef struct toympi_global {
     int finalizing;  /* inside MPI_Finalize: peer EOF is expected */
     int in_tool;     /* tool code (an MPI_T callback) is running inside the library: see
                         TOYMPI_CHECK_INIT and docs/implementors-guide.md section 10 */
+    int tool_restricted; /* ... delivered where it may not call MPI at all (inside the
+                            engine, at MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE: request.c) */
     int world_rank;
     int world_size;
     int thread_level;
@@ -133,15 +135,15 @@ void toympi_errhandler_unref(MPI_Errhandler eh) TOYMPI_HIDDEN;
 
 /* Common argument checks; each expands to a return on failure.
  * MPI not usable (before MPI_Init, after MPI_Finalize, or, for tool code, once
- * MPI_Finalize has started its teardown): an application's call aborts the job, as
- * MPICH does; a callback's call returns MPI_ERR_OTHER to the callback (the MPI_T
- * callbacks that run there are at MPITEV_CB_REQUIRE_MPI_RESTRICTED, which may not call
- * MPI: the tool's mistake must not abort the application or touch what is being torn
- * down). */
+ * MPI_Finalize has started its teardown or inside the engine): an application's call
+ * aborts the job, as MPICH does; a callback's call returns MPI_ERR_OTHER to the callback
+ * (the MPI_T callbacks that run there are at MPITEV_CB_REQUIRE_MPI_RESTRICTED or above,
+ * which may not call MPI: the tool's mistake must not abort the application, re-enter
+ * the engine mid-frame or touch what is being torn down). */
 #define TOYMPI_CHECK_INIT(func)                                                        \
     do {                                                                               \
         if (!toympi_g.initialized || toympi_g.finalized ||                             \
-            (toympi_g.finalizing && toympi_g.in_tool)) {                               \
+            (toympi_g.in_tool && (toympi_g.finalizing || toympi_g.tool_restricted))) { \
             if (toympi_g.in_tool)                                                      \
                 return MPI_ERR_OTHER;                                                  \
             toympi_not_initialized(func);                                              \

@@ -19,7 +19,10 @@
  *   free_request_under_op  a callback completes or frees the request whose MPI_Wait /
  *                     MPI_Waitall runs it: refused with MPI_ERR_REQUEST (item 8)
  *   free_op_under_op  a callback frees the user operator of the reduction that runs it:
- *                     the reduction completes with it (item 8) */
+ *                     the reduction completes with it (item 8)
+ *   mpi_from_engine   a callback delivered at once inside the progress engine (at
+ *                     MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE) calls MPI anyway: refused with
+ *                     MPI_ERR_OTHER, the engine is not re-entered mid-frame (item 8) */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <stdint.h>
@@ -769,6 +772,71 @@ static int free_op_under_op(void)
     return check_finish("hostile free_op_under_op");
 }
 
+/* ------------------------------------------------------------------ mpi_from_engine
+ * The one event the toy delivers at once inside its engine: request_free of a request
+ * MPI_Request_free detached while active, when a frame handler completes it, raised at
+ * MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE. A registration that asked for immediate delivery
+ * ("mpitev_buffered" = "false") with a callback at that level gets it there, and a
+ * hostile callback that ignores its cb_safety argument calls MPI: each call must return
+ * an error, not re-enter the transport between a frame's header and its payload. The
+ * dropped handler of such a registration can run there too (pending drops are reported
+ * before an immediate delivery). */
+static int engine_runs, engine_level_ok = 1, engine_rc_iprobe = -1, engine_rc_rank = -1, engine_rc_free = -1;
+static void engine_cb(MPI_T_event_instance i, MPI_T_event_registration r, MPI_T_cb_safety s, void *ud)
+{
+    (void)i; (void)r; (void)ud;
+    if (engine_runs++)
+        return;
+    if (s != MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE)
+        engine_level_ok = 0;
+    int flag, rank;
+    MPI_Comm c = MPI_COMM_WORLD;
+    engine_rc_iprobe = MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    engine_rc_rank = MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    engine_rc_free = MPI_Comm_free(&c);
+}
+static int mpi_from_engine(void)
+{
+    check_init(NULL, NULL);
+    t_init();
+    MPI_Comm world = MPI_COMM_WORLD;
+    MPI_Info info;
+    MPI_OK(MPI_Info_create(&info));
+    MPI_OK(MPI_Info_set(info, "mpitev_buffered", "false"));
+    MPI_T_event_registration r;
+    MPI_OK(MPI_T_event_handle_alloc(event_index("toympi_request_free"), &world, info, &r));
+    MPI_OK(MPI_T_event_register_callback(r, MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE, MPI_INFO_NULL, NULL, engine_cb));
+    MPI_OK(MPI_Info_free(&info));
+    int x = 5, y = -1;
+    if (check_rank == 0) {
+        MPI_Request rq;
+        MPI_OK(MPI_Irecv(&y, 1, MPI_INT, 1, 3, MPI_COMM_WORLD, &rq));
+        MPI_OK(MPI_Request_free(&rq)); /* active: completed (and freed) by the engine */
+    }
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (check_rank == 1)
+        MPI_OK(MPI_Send(&x, 1, MPI_INT, 0, 3, MPI_COMM_WORLD));
+    for (int k = 0; check_rank == 0 && engine_runs == 0 && k < 2000; k++) {
+        int flag;
+        MPI_OK(MPI_Iprobe(1, 4, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE)); /* progress */
+        sleep_ms(1);
+    }
+    if (check_rank == 0) {
+        CHECK_EQ_INT(engine_runs, 1);
+        CHECK_EQ_INT(y, 5);
+        CHECK(engine_level_ok);
+        CHECK_EQ_INT(engine_rc_iprobe, MPI_ERR_OTHER);
+        CHECK_EQ_INT(engine_rc_rank, MPI_ERR_OTHER);
+        CHECK_EQ_INT(engine_rc_free, MPI_ERR_OTHER);
+    }
+    /* MPI goes on: the engine was not re-entered */
+    MPI_OK(MPI_Sendrecv(&x, 1, MPI_INT, 1 - check_rank, 8, &y, 1, MPI_INT, 1 - check_rank, 8, MPI_COMM_WORLD,
+                        MPI_STATUS_IGNORE));
+    MPI_OK(MPI_T_event_handle_free(r, NULL, NULL));
+    MPI_OK(MPI_T_finalize());
+    return check_finish("hostile mpi_from_engine");
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -779,7 +847,8 @@ int main(int argc, char **argv)
                  {"free_cb_finalize", free_cb_finalize},   {"event_cb_finalize", event_cb_finalize},
                  {"mpi_from_callback", mpi_from_callback}, {"slow_tool", slow_tool},
                  {"t_before_after", t_before_after},       {"free_comm_under_op", free_comm_under_op},
-                 {"free_request_under_op", free_request_under_op}, {"free_op_under_op", free_op_under_op}};
+                 {"free_request_under_op", free_request_under_op}, {"free_op_under_op", free_op_under_op},
+                 {"mpi_from_engine", mpi_from_engine}};
     for (size_t i = 0; argc > 1 && i < sizeof modes / sizeof modes[0]; i++)
         if (strcmp(argv[1], modes[i].name) == 0)
             return modes[i].fn();
