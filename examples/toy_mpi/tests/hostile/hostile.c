@@ -587,8 +587,9 @@ static int free_comm_under_op(void)
         MPI_OK(MPI_Comm_free(&dup));
     }
 
-    /* 4. MPI_Comm_free from the comm_free event of the same communicator: the handle is
-     * already invalid there, so an error (MPI_ERR_COMM), never a double free. */
+    /* 4. MPI_Comm_free from the comm_free event of the same communicator: it is already
+     * freed there (still complete for queries), so an error (MPI_ERR_COMM, on its
+     * handler: MPI_ERRORS_RETURN, inherited), never a double free. */
     MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
     MPI_T_event_registration fr = reg_on("toympi_comm_free", &dup, MPI_T_CB_REQUIRE_NONE, free_again, NULL);
     MPI_OK(MPI_Comm_free(&dup));
