@@ -563,26 +563,27 @@ static int free_comm_under_op(void)
     unwatch(rs);
 
     /* 3. Inside MPI_Probe on the communicator (its drain), on rank 0, waiting for a
-     * message rank 1 sends a little later: the probe still finds it, then the
-     * communicator goes (the message stays unreceived: the tool took the handle). */
+     * message rank 1 sends only once told to (so it arrives during the probe): the probe
+     * still finds it, then the communicator goes (the message stays unreceived: the
+     * tool took the handle). */
     MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
     MPI_Comm dup_w = dup;
-    int x = check_rank, y = -1;
+    int x = check_rank, y = -1, go = 1;
     if (check_rank == 0) {
-        victim = dup;
-        watch_victim(&dup_w, "toympi_message_arrived", rs);
-    }
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD)); /* registered before the message leaves */
-    if (check_rank == 0) {
+        MPI_Request gr;
         MPI_Status st;
+        watch_victim(&dup_w, "toympi_message_arrived", rs);
+        victim = dup;
+        MPI_OK(MPI_Isend(&go, 1, MPI_INT, 1, 6, MPI_COMM_WORLD, &gr));
         MPI_OK(MPI_Probe(1, 5, dup, &st));
         CHECK_EQ_INT(st.MPI_SOURCE, 1);
         CHECK_EQ_INT(victim_frees, 1);
         CHECK_EQ_INT(victim_rc, MPI_SUCCESS);
+        MPI_OK(MPI_Wait(&gr, MPI_STATUS_IGNORE));
         check_gone(dup);
         unwatch(rs);
     } else {
-        sleep_ms(50);
+        MPI_OK(MPI_Recv(&go, 1, MPI_INT, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         MPI_OK(MPI_Send(&x, 1, MPI_INT, 0, 5, dup));
         MPI_OK(MPI_Comm_free(&dup));
     }
