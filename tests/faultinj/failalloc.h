@@ -2,6 +2,9 @@
  * allocation from now (once), or every allocation from now on. It checks that every
  * free gives back a live block with the size and alignment it was allocated with, and
  * counts what is live, so a test can tell exactly what a sequence of calls kept.
+ * fa_malloc / fa_mfree are the same for malloc-style callers (the adapter's scratch
+ * memory, MPITEV_ADAPTER_MALLOC, and a fake MPI's own objects): counted and failed
+ * alike, their blocks told apart from sized ones (align 0).
  * Single-threaded use, or calls serialised by the caller (mpitev allocates only under
  * its registry mutex, and at declaration). Include once per program. */
 #ifndef MPITEV_TEST_FAILALLOC_H
@@ -104,6 +107,35 @@ static void fa_free(void *p, size_t size, size_t align, void *ctx) {
         fprintf(stderr, "failalloc: bad free of %p (%zu, %zu)\n", p, size, align);
         return; /* not ours: leak rather than corrupt */
     }
+    fa.frees++;
+    fa.live--;
+    free(p);
+}
+
+/* malloc-style: one attempt like fa_alloc; freed by fa_mfree only. */
+static inline void *fa_malloc(size_t size) {
+    long n = fa.attempts++;
+    if (fa.fail_all || n == fa.fail_at || (fa_fail_from_attempt >= 0 && n >= fa_fail_from_attempt)) {
+        fa.failed++;
+        return NULL;
+    }
+    void *p = malloc(size ? size : 1);
+    if (!p) return NULL;
+    fa_insert(p, size, 0);
+    fa.allocs++;
+    fa.live++;
+    return p;
+}
+static inline void fa_mfree(void *p) {
+    if (!p) return;
+    size_t i = fa.cap ? fa_hash(p, fa.cap) : 0;
+    while (fa.cap && fa.tab[i].p && fa.tab[i].p != p) i = (i + 1) & (fa.cap - 1);
+    if (!fa.cap || fa.tab[i].p != p || fa.tab[i].align != 0) {
+        fa.errors++;
+        fprintf(stderr, "failalloc: bad free of %p (malloc-style)\n", p);
+        return;
+    }
+    fa.tab[i].p = (void *)1; /* tombstone */
     fa.frees++;
     fa.live--;
     free(p);

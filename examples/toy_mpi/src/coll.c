@@ -146,21 +146,31 @@ static int check_op(const char *fn, MPI_Comm comm, MPI_Op op, MPI_Datatype dt)
     return MPI_SUCCESS;
 }
 
-static int finish(const char *fn, int op, MPI_Comm comm, const toympi_comm_t *c, int rc)
+/* A collective keeps its communicator from its coll_begin to its return: tool code runs
+ * in between (the coll_begin and coll_end callbacks, the drains of every internal wait)
+ * and may call MPI_Comm_free on it, which then only marks it (comm.c). */
+static void begin(toympi_comm_t *c, int op)
+{
+    toympi_comm_hold(c);
+    toympi_ev_coll_begin(c, op);
+}
+
+static int finish(const char *fn, int op, MPI_Comm comm, toympi_comm_t *c, int rc)
 {
     /* API exit: the collective's engine events are delivered before its coll_end */
     toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
     toympi_ev_coll_end(c, op);
-    if (rc)
-        return toympi_err(comm, rc, fn, "collective failed (mismatched arguments?)");
-    return MPI_SUCCESS;
+    if (rc) /* through the communicator's handler (MPI_COMM_WORLD's if freed meanwhile) */
+        rc = toympi_err(comm, rc, fn, "collective failed (mismatched arguments?)");
+    toympi_comm_unhold(c); /* last: a communicator freed by tool code is released here */
+    return rc;
 }
 
 /* ---------------------------------------------------------- entry points */
 int PMPI_Barrier(MPI_Comm comm)
 {
     CHECK_COMM("MPI_Barrier", comm, c)
-    toympi_ev_coll_begin(c, TOYMPI_COLL_BARRIER);
+    begin(c, TOYMPI_COLL_BARRIER);
     return finish("MPI_Barrier", TOYMPI_COLL_BARRIER, comm, c, toympi_barrier_impl(c));
 }
 TOYMPI_WEAK(Barrier)
@@ -172,7 +182,7 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     int rc = check_buf("MPI_Bcast", comm, buffer, count, datatype, &bytes);
     if (rc || (rc = check_root("MPI_Bcast", comm, c, root)))
         return rc;
-    toympi_ev_coll_begin(c, TOYMPI_COLL_BCAST);
+    begin(c, TOYMPI_COLL_BCAST);
     return finish("MPI_Bcast", TOYMPI_COLL_BCAST, comm, c, bcast_impl(c, buffer, bytes, root));
 }
 TOYMPI_WEAK(Bcast)
@@ -190,9 +200,12 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
         return toympi_err(comm, MPI_ERR_BUFFER, "MPI_Reduce", "NULL receive buffer at root");
     if (sendbuf == MPI_IN_PLACE && c->rank != root)
         return toympi_err(comm, MPI_ERR_BUFFER, "MPI_Reduce", "MPI_IN_PLACE at non-root");
-    toympi_ev_coll_begin(c, TOYMPI_COLL_REDUCE);
+    toympi_op_hold(op); /* before coll_begin, whose callbacks may free it */
+    begin(c, TOYMPI_COLL_REDUCE);
     const void *s = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    return finish("MPI_Reduce", TOYMPI_COLL_REDUCE, comm, c, reduce_impl(c, s, recvbuf, count, datatype, op, root));
+    rc = reduce_impl(c, s, recvbuf, count, datatype, op, root);
+    toympi_op_unhold(op);
+    return finish("MPI_Reduce", TOYMPI_COLL_REDUCE, comm, c, rc);
 }
 TOYMPI_WEAK(Reduce)
 
@@ -205,10 +218,12 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
     if (rc || (rc = check_buf("MPI_Allreduce", comm, recvbuf, count, datatype, &bytes)) ||
         (rc = check_op("MPI_Allreduce", comm, op, datatype)))
         return rc;
-    toympi_ev_coll_begin(c, TOYMPI_COLL_ALLREDUCE);
+    toympi_op_hold(op); /* before coll_begin, whose callbacks may free it */
+    begin(c, TOYMPI_COLL_ALLREDUCE);
     const void *s = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    return finish("MPI_Allreduce", TOYMPI_COLL_ALLREDUCE, comm, c,
-                  toympi_allreduce_impl(c, s, recvbuf, count, datatype, op));
+    rc = toympi_allreduce_impl(c, s, recvbuf, count, datatype, op);
+    toympi_op_unhold(op);
+    return finish("MPI_Allreduce", TOYMPI_COLL_ALLREDUCE, comm, c, rc);
 }
 TOYMPI_WEAK(Allreduce)
 
@@ -226,7 +241,7 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     if (c->rank == root &&
         (rc = check_buf("MPI_Gather", comm, recvbuf, recvcount, recvtype, &rbytes)))
         return rc;
-    toympi_ev_coll_begin(c, TOYMPI_COLL_GATHER);
+    begin(c, TOYMPI_COLL_GATHER);
     if (c->rank != root) {
         rc = toympi_coll_send(c, sendbuf, sbytes, root, TAG_GATHER);
     } else {
@@ -264,7 +279,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                 return rc;
         ext = toympi_datatype_get(recvtype)->size;
     }
-    toympi_ev_coll_begin(c, TOYMPI_COLL_GATHERV);
+    begin(c, TOYMPI_COLL_GATHERV);
     if (c->rank != root) {
         rc = toympi_coll_send(c, sendbuf, sbytes, root, TAG_GATHER);
     } else {
@@ -296,7 +311,7 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     if (!in_place &&
         (rc = check_buf("MPI_Scatter", comm, recvbuf, recvcount, recvtype, &rbytes)))
         return rc;
-    toympi_ev_coll_begin(c, TOYMPI_COLL_SCATTER);
+    begin(c, TOYMPI_COLL_SCATTER);
     if (c->rank != root) {
         rc = toympi_coll_recv(c, recvbuf, rbytes, root, TAG_SCATTER);
     } else {
@@ -334,7 +349,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
     if (!in_place &&
         (rc = check_buf("MPI_Scatterv", comm, recvbuf, recvcount, recvtype, &rbytes)))
         return rc;
-    toympi_ev_coll_begin(c, TOYMPI_COLL_SCATTERV);
+    begin(c, TOYMPI_COLL_SCATTERV);
     if (c->rank != root) {
         rc = toympi_coll_recv(c, recvbuf, rbytes, root, TAG_SCATTER);
     } else {
@@ -366,7 +381,7 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     if (!in_place && sbytes != rbytes)
         return toympi_err(comm, MPI_ERR_TRUNCATE, "MPI_Allgather",
                           "send and receive sizes differ (%zu vs %zu bytes)", sbytes, rbytes);
-    toympi_ev_coll_begin(c, TOYMPI_COLL_ALLGATHER);
+    begin(c, TOYMPI_COLL_ALLGATHER);
     const void *s = in_place ? (const char *)recvbuf + (size_t)c->rank * rbytes : sendbuf;
     return finish("MPI_Allgather", TOYMPI_COLL_ALLGATHER, comm, c, toympi_allgather_impl(c, s, recvbuf, rbytes));
 }
@@ -383,7 +398,7 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     if (sendbuf == MPI_IN_PLACE)
         return toympi_err(comm, MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Alltoall",
                           "MPI_IN_PLACE is not supported");
-    toympi_ev_coll_begin(c, TOYMPI_COLL_ALLTOALL);
+    begin(c, TOYMPI_COLL_ALLTOALL);
     uint32_t ctx = c->context_id + TOYMPI_CTX_COLL_OFFSET;
     toympi_request_t **rr = toympi_malloc((size_t)c->size * 2 * sizeof *rr);
     for (int i = 0; i < c->size; i++)

@@ -37,7 +37,11 @@ toympi_comm_t *toympi_comm_get(MPI_Comm comm)
     if (TOYMPI_HANDLE_KIND(comm) != TOYMPI_KIND_COMM)
         return NULL;
     int i = TOYMPI_HANDLE_INDEX(comm);
-    if (i <= 0 || i >= comms_cap)
+    if (i <= 0 || i >= comms_cap || !comms[i])
+        return NULL;
+    /* Freed but kept by an operation in progress: not usable through its handle. In its
+     * comm_free event it is still complete, and queries through the handle work. */
+    if (comms[i]->freed && !comms[i]->releasing)
         return NULL;
     return comms[i];
 }
@@ -79,20 +83,35 @@ static toympi_comm_t *comm_new(int fixed_index, uint32_t ctx, int rank, int size
     c->world_ranks = toympi_calloc((size_t)size, sizeof(int));
     c->errhandler = MPI_ERRORS_ARE_FATAL;
     c->ev_key = idx == 1 ? TOYMPI_EV_KEY_WORLD : idx == 2 ? TOYMPI_EV_KEY_SELF : next_ev_key++;
+    c->refs = 1; /* the handle's */
     comms[idx] = c;
     ctx_mark(ctx, 1);
     return c;
 }
 
-/* cb_safety: of the comm_free event (events.h) */
+/* cb_safety: of the comm_free event (events.h). Its callbacks see the communicator
+ * complete (slot, context id and handle still taken); an operation they start on it
+ * holds and unholds it without releasing it again (releasing). */
 static void comm_delete(toympi_comm_t *c, int cb_safety)
 {
+    c->releasing = 1;
     toympi_ev_comm_free(c, cb_safety);
     ctx_mark(c->context_id, 0);
     toympi_errhandler_unref(c->errhandler);
     comms[c->index] = NULL;
     free(c->world_ranks);
     free(c);
+}
+
+void toympi_comm_hold(toympi_comm_t *c)
+{
+    c->refs++;
+}
+
+void toympi_comm_unhold(toympi_comm_t *c)
+{
+    if (--c->refs == 0 && !c->releasing)
+        comm_delete(c, toympi_events_level()); /* NONE at API exit, MPI_RESTRICTED in teardown */
 }
 
 int toympi_comm_init_world(void)
@@ -165,22 +184,37 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 }
 TOYMPI_WEAK(Comm_rank)
 
+/* The end of MPI_Comm_dup/_split: the engine's events, then comm_create (complete,
+ * nothing held: NONE). Its callbacks may free the new communicator (through the handle in
+ * the payload) or call MPI: the handle is stored first and nothing is read after. */
+static void publish_new(toympi_comm_t *n, MPI_Comm *newcomm)
+{
+    *newcomm = toympi_comm_handle(n);
+    toympi_comm_hold(n);
+    toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
+    toympi_ev_comm_create(n, MPITEV_CB_REQUIRE_NONE);
+    toympi_comm_unhold(n);
+}
+
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     CHECK_COMM("MPI_Comm_dup", comm, c)
     if (!newcomm)
         return toympi_err(comm, MPI_ERR_ARG, "MPI_Comm_dup", "newcomm is NULL");
     uint32_t ctx;
+    toympi_comm_hold(c); /* the allreduce's drains run tool code, which may free comm */
     int rc = alloc_context(c, &ctx);
-    if (rc)
-        return toympi_err(comm, rc, "MPI_Comm_dup", "no free context id");
+    if (rc) {
+        rc = toympi_err(comm, rc, "MPI_Comm_dup", "no free context id");
+        toympi_comm_unhold(c);
+        return rc;
+    }
     toympi_comm_t *n = comm_new(0, ctx, c->rank, c->size);
     memcpy(n->world_ranks, c->world_ranks, (size_t)c->size * sizeof(int));
     n->errhandler = c->errhandler;
     toympi_errhandler_ref(n->errhandler);
-    toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
-    toympi_ev_comm_create(n, MPITEV_CB_REQUIRE_NONE); /* complete; nothing held */
-    *newcomm = toympi_comm_handle(n);
+    toympi_comm_unhold(c);
+    publish_new(n, newcomm);
     return MPI_SUCCESS;
 }
 TOYMPI_WEAK(Comm_dup)
@@ -197,13 +231,9 @@ static int split_cmp(const void *a, const void *b)
     return x->rank - y->rank;
 }
 
-int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+/* MPI_Comm_split's work, with the parent held by the caller. */
+static int split(toympi_comm_t *c, MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
-    CHECK_COMM("MPI_Comm_split", comm, c)
-    if (!newcomm)
-        return toympi_err(comm, MPI_ERR_ARG, "MPI_Comm_split", "newcomm is NULL");
-    if (color < 0 && color != MPI_UNDEFINED)
-        return toympi_err(comm, MPI_ERR_ARG, "MPI_Comm_split", "invalid color %d", color);
     uint32_t ctx;
     int rc = alloc_context(c, &ctx);
     if (rc)
@@ -237,10 +267,21 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     toympi_errhandler_ref(nc->errhandler);
     free(e);
     free(all);
-    toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
-    toympi_ev_comm_create(nc, MPITEV_CB_REQUIRE_NONE); /* complete; nothing held */
-    *newcomm = toympi_comm_handle(nc);
+    publish_new(nc, newcomm);
     return MPI_SUCCESS;
+}
+
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    CHECK_COMM("MPI_Comm_split", comm, c)
+    if (!newcomm)
+        return toympi_err(comm, MPI_ERR_ARG, "MPI_Comm_split", "newcomm is NULL");
+    if (color < 0 && color != MPI_UNDEFINED)
+        return toympi_err(comm, MPI_ERR_ARG, "MPI_Comm_split", "invalid color %d", color);
+    toympi_comm_hold(c); /* tool code runs in the collectives below: it may free comm */
+    int rc = split(c, comm, color, key, newcomm);
+    toympi_comm_unhold(c);
+    return rc;
 }
 TOYMPI_WEAK(Comm_split)
 
@@ -255,8 +296,13 @@ int PMPI_Comm_free(MPI_Comm *comm)
     if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
         return toympi_err(*comm, MPI_ERR_COMM, "MPI_Comm_free",
                           "cannot free a predefined communicator");
-    comm_delete(c, MPITEV_CB_REQUIRE_NONE); /* API entry: the comm is still intact */
+    if (c->freed) /* again, from its own comm_free event */
+        return toympi_err(*comm, MPI_ERR_COMM, "MPI_Comm_free", "communicator already freed");
+    /* Marked at once (the handle is invalid); released now, or when the operations in
+     * progress on it end (tool code inside one of them called us): MPI-4.1 6.4.3. */
+    c->freed = 1;
     *comm = MPI_COMM_NULL;
+    toympi_comm_unhold(c); /* API entry: the comm is still intact; its comm_free at NONE */
     return MPI_SUCCESS;
 }
 TOYMPI_WEAK(Comm_free)

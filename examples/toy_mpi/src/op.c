@@ -7,20 +7,46 @@
 #define MAX_USER_OPS 64
 #define FIRST_USER_OP 16
 static struct {
-    MPI_User_function *fn;
+    MPI_User_function *fn; /* NULL: the slot is free */
     int commute;
+    int busy;  /* reductions in progress with it (toympi_op_hold) */
+    int freed; /* MPI_Op_free while busy: the handle is invalid, the slot still taken */
 } user_ops[MAX_USER_OPS];
 
 static bool is_int(toympi_kind_t k) { return k >= TK_I8 && k <= TK_U64; }
 static bool is_float(toympi_kind_t k) { return k >= TK_FLOAT && k <= TK_LDOUBLE; }
 static bool is_pair(toympi_kind_t k) { return k >= TK_FLOAT_INT && k <= TK_LDOUBLE_INT; }
 
-static int user_index(MPI_Op op)
+/* The slot of a user operator still in use (freed but held included), or -1. */
+static int user_slot(MPI_Op op)
 {
     if (TOYMPI_HANDLE_KIND(op) != TOYMPI_KIND_OP)
         return -1;
     int i = TOYMPI_HANDLE_INDEX(op);
     return (i >= FIRST_USER_OP && i < MAX_USER_OPS && user_ops[i].fn) ? i : -1;
+}
+
+/* The slot of a valid user operator handle (not freed), or -1. */
+static int user_index(MPI_Op op)
+{
+    int i = user_slot(op);
+    return i >= 0 && !user_ops[i].freed ? i : -1;
+}
+
+void toympi_op_hold(MPI_Op op)
+{
+    int i = user_slot(op);
+    if (i >= 0)
+        user_ops[i].busy++;
+}
+
+void toympi_op_unhold(MPI_Op op)
+{
+    int i = user_slot(op);
+    if (i >= 0 && --user_ops[i].busy == 0 && user_ops[i].freed) {
+        user_ops[i].fn = NULL; /* released: the slot may be reused */
+        user_ops[i].freed = 0;
+    }
 }
 
 int toympi_op_check(MPI_Op op, MPI_Datatype dt)
@@ -53,7 +79,7 @@ int toympi_op_check(MPI_Op op, MPI_Datatype dt)
 
 int toympi_op_commutative(MPI_Op op)
 {
-    int u = user_index(op);
+    int u = user_slot(op);
     return u >= 0 ? user_ops[u].commute : 1;
 }
 
@@ -108,7 +134,7 @@ int toympi_op_commutative(MPI_Op op)
 
 void toympi_op_apply(MPI_Op op, MPI_Datatype dt, const void *in, void *inout, int count)
 {
-    int u = user_index(op);
+    int u = user_slot(op); /* held by the reduction: valid even if freed meanwhile */
     if (u >= 0) {
         MPI_Datatype d = dt;
         int n = count;
@@ -155,6 +181,7 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
         if (!user_ops[i].fn) {
             user_ops[i].fn = user_fn;
             user_ops[i].commute = commute;
+            user_ops[i].busy = user_ops[i].freed = 0;
             *op = (MPI_Op)(TOYMPI_KIND_OP | (unsigned)i);
             return MPI_SUCCESS;
         }
@@ -168,7 +195,13 @@ int PMPI_Op_free(MPI_Op *op)
     if (!op || user_index(*op) < 0)
         return toympi_err(MPI_COMM_NULL, MPI_ERR_OP, "MPI_Op_free",
                           "not a user-defined operator");
-    user_ops[user_index(*op)].fn = NULL;
+    int i = user_index(*op);
+    /* A reduction in progress uses it (tool code it runs called us): marked, released
+     * at its end, as MPI-4.1 6.9.5 describes MPI_Op_free with operations pending. */
+    if (user_ops[i].busy)
+        user_ops[i].freed = 1;
+    else
+        user_ops[i].fn = NULL;
     *op = MPI_OP_NULL;
     return MPI_SUCCESS;
 }

@@ -270,8 +270,10 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
         st.MPI_SOURCE = MPI_PROC_NULL;
         *flag = 1;
     } else {
+        toympi_comm_hold(c); /* tool code in the drain may free comm (comm.c) */
         toympi_progress_poll(TOYMPI_PROGRESS_TEST);
         *flag = toympi_proto_probe(c->context_id, source, tag, &st);
+        toympi_comm_unhold(c);
     }
     if (*flag && status != MPI_STATUS_IGNORE)
         *status = st;
@@ -291,8 +293,10 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
         toympi_status_set_empty(&st);
         st.MPI_SOURCE = MPI_PROC_NULL;
     } else {
+        toympi_comm_hold(c); /* tool code in the drain may free comm (comm.c) */
         while (!toympi_proto_probe(c->context_id, source, tag, &st))
             toympi_progress_poll(TOYMPI_PROGRESS_WAIT);
+        toympi_comm_unhold(c);
     }
     if (status != MPI_STATUS_IGNORE)
         *status = st;

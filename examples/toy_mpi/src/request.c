@@ -84,7 +84,11 @@ void toympi_request_complete(toympi_request_t *r)
 {
     r->complete = 1;
     if (r->user_freed) { /* called by the engine (frame handlers, eager send path) */
+        /* The toy's one immediate delivery inside the engine (a registration that asked
+         * for it): tool code there may not call MPI, whatever level it registered at. */
+        toympi_g.tool_restricted++;
         toympi_ev_request_free(r, 1);
+        toympi_g.tool_restricted--;
         toympi_request_release(r);
     }
 }
@@ -115,10 +119,40 @@ static int finish(MPI_Request *h, toympi_request_t *r, MPI_Status *status)
     return err;
 }
 
-#define LOOKUP(fn, h, r)                                                                   \
+#define LOOKUP_ANY(fn, h, r)                                                               \
     toympi_request_t *r = toympi_request_lookup(h);                                        \
     if (!r)                                                                                \
         return toympi_err(MPI_COMM_NULL, MPI_ERR_REQUEST, fn, "invalid request handle");
+/* ... and not being completed by a call up the stack (busy_request) */
+#define LOOKUP(fn, h, r)                                                                   \
+    LOOKUP_ANY(fn, h, r)                                                                   \
+    if (r->busy)                                                                           \
+        return busy_request(fn);
+
+/* A Wait/Test call completing a request runs tool code (the drains of its progress, the
+ * request_free event) and keeps using the request after it. Tool code that completes
+ * or frees that request meanwhile (a tool that interposes MPI_Isend knows the handle)
+ * would free it under the call: refused, as MPI forbids two calls completing one request
+ * at once. Returned to tool code directly, not raised on MPI_COMM_WORLD's handler (the
+ * default would abort the application for its tool's mistake). MPI_Cancel is allowed:
+ * the call in progress then completes the cancelled request. */
+static int busy_request(const char *fn)
+{
+    if (toympi_g.in_tool)
+        return MPI_ERR_REQUEST;
+    return toympi_err(MPI_COMM_NULL, MPI_ERR_REQUEST, fn,
+                      "the request is being completed by a call in progress");
+}
+
+/* busy += delta for every request of an array (MPI_REQUEST_NULL skipped) */
+static void mark_busy(int count, const MPI_Request reqs[], int delta)
+{
+    for (int i = 0; i < count; i++) {
+        toympi_request_t *r = toympi_request_lookup(reqs[i]);
+        if (r)
+            r->busy += delta;
+    }
+}
 
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
@@ -131,6 +165,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
         return MPI_SUCCESS;
     }
     LOOKUP("MPI_Wait", *request, r)
+    r->busy++; /* until released by finish */
     toympi_request_wait(r);
     MPI_Comm comm = r->comm;
     int err = finish(request, r, status);
@@ -152,11 +187,14 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
         return MPI_SUCCESS;
     }
     LOOKUP("MPI_Test", *request, r)
+    r->busy++; /* until released by finish, or the end of the test */
     if (!r->complete)
         toympi_progress_poll(TOYMPI_PROGRESS_TEST);
     *flag = r->complete;
-    if (!r->complete)
+    if (!r->complete) {
+        r->busy--;
         return MPI_SUCCESS;
+    }
     MPI_Comm comm = r->comm;
     int err = finish(request, r, status);
     if (err != MPI_SUCCESS)
@@ -171,10 +209,16 @@ static int check_array(const char *fn, int count, MPI_Request reqs[])
         return toympi_err(MPI_COMM_NULL, MPI_ERR_COUNT, fn, "negative count");
     if (count > 0 && !reqs)
         return toympi_err(MPI_COMM_NULL, MPI_ERR_ARG, fn, "NULL argument");
-    for (int i = 0; i < count; i++)
-        if (reqs[i] != MPI_REQUEST_NULL && !toympi_request_lookup(reqs[i]))
+    for (int i = 0; i < count; i++) {
+        if (reqs[i] == MPI_REQUEST_NULL)
+            continue;
+        toympi_request_t *r = toympi_request_lookup(reqs[i]);
+        if (!r)
             return toympi_err(MPI_COMM_NULL, MPI_ERR_REQUEST, fn,
                               "invalid request handle at index %d", i);
+        if (r->busy)
+            return busy_request(fn);
+    }
     return MPI_SUCCESS;
 }
 
@@ -208,6 +252,7 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
     int rc = check_array("MPI_Waitall", count, array_of_requests);
     if (rc)
         return rc;
+    mark_busy(count, array_of_requests, 1); /* each until released by finish_all */
     for (int i = 0; i < count; i++)
         if (array_of_requests[i] != MPI_REQUEST_NULL)
             toympi_request_wait(toympi_request_lookup(array_of_requests[i]));
@@ -224,14 +269,17 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
         return rc;
     if (!flag)
         return toympi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Testall", "flag is NULL");
+    mark_busy(count, array_of_requests, 1);
     toympi_progress_poll(TOYMPI_PROGRESS_TEST);
     *flag = 1;
     for (int i = 0; i < count; i++)
         if (array_of_requests[i] != MPI_REQUEST_NULL &&
             !toympi_request_lookup(array_of_requests[i])->complete)
             *flag = 0;
-    if (!*flag)
+    if (!*flag) {
+        mark_busy(count, array_of_requests, -1);
         return MPI_SUCCESS;
+    }
     return finish_all("MPI_Testall", count, array_of_requests, array_of_statuses);
 }
 TOYMPI_WEAK(Testall)
@@ -244,6 +292,7 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Sta
         return rc;
     if (!index)
         return toympi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Waitany", "NULL argument");
+    mark_busy(count, array_of_requests, 1); /* the one finished is released, the others unmarked */
     for (;;) {
         int active = 0;
         for (int i = 0; i < count; i++) {
@@ -255,6 +304,7 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Sta
                 MPI_Comm comm = r->comm;
                 *index = i;
                 int err = finish(&array_of_requests[i], r, status);
+                mark_busy(count, array_of_requests, -1);
                 if (err)
                     return toympi_err(comm, err, "MPI_Waitany", "request completed with an error");
                 return MPI_SUCCESS;
@@ -276,15 +326,18 @@ int PMPI_Cancel(MPI_Request *request)
     TOYMPI_CHECK_INIT("MPI_Cancel");
     if (!request)
         return toympi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Cancel", "NULL argument");
-    LOOKUP("MPI_Cancel", *request, r)
+    LOOKUP_ANY("MPI_Cancel", *request, r) /* busy too: the call completing it sees it cancelled */
     int cancelled = 0;
     if (r->kind == TOYMPI_REQ_RECV && !r->complete)
         cancelled = toympi_proto_cancel_recv(r);
     /* sends are never cancelled (allowed: the cancel "fails" and the send
      * completes normally; MPI_Test_cancelled reports false) */
-    /* API exit: the engine's posted_remove is delivered before the cancel event */
+    /* API exit: the engine's posted_remove is delivered before the cancel event; tool
+     * code in both may not complete r under us */
+    r->busy++;
     toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
     toympi_ev_cancel(r, cancelled, MPITEV_CB_REQUIRE_NONE); /* API exit, nothing held */
+    r->busy--;
     return MPI_SUCCESS;
 }
 TOYMPI_WEAK(Cancel)

@@ -60,6 +60,8 @@ typedef struct toympi_global {
     int finalizing;  /* inside MPI_Finalize: peer EOF is expected */
     int in_tool;     /* tool code (an MPI_T callback) is running inside the library: see
                         TOYMPI_CHECK_INIT and docs/implementors-guide.md section 10 */
+    int tool_restricted; /* ... delivered where it may not call MPI at all (inside the
+                            engine, at MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE: request.c) */
     int world_rank;
     int world_size;
     int thread_level;
@@ -95,6 +97,16 @@ typedef struct toympi_comm {
     char name[MPI_MAX_OBJECT_NAME];
     uint32_t coll_seq; /* collectives started on this communicator */
     uint64_t ev_key;   /* MPI_T event object key: never reused (events.h) */
+    /* Lifetime. MPI code that keeps a pointer to a communicator across a point where
+     * tool code may run (an MPI_T callback at MPI_T_CB_REQUIRE_NONE may call
+     * MPI_Comm_free on it) holds a reference: toympi_comm_hold / _unhold. The handle is
+     * one reference too. MPI_Comm_free marks it freed (the handle is invalid from then
+     * on) and drops that reference; the last reference releases it (comm_free event,
+     * context id given back, memory freed), as MPI-4.1 6.4.3 describes MPI_Comm_free
+     * with operations pending. */
+    int refs;
+    int freed;     /* MPI_Comm_free done */
+    int releasing; /* inside its release (the comm_free event): still complete */
 } toympi_comm_t;
 
 #define TOYMPI_CTX_COLL_OFFSET 1u
@@ -102,8 +114,12 @@ typedef struct toympi_comm {
 
 int toympi_comm_init_world(void) TOYMPI_HIDDEN;
 void toympi_comm_finalize(void) TOYMPI_HIDDEN;
-/* NULL if the handle is not a live communicator. */
+/* NULL if the handle is not a live communicator (never created, or freed). */
 toympi_comm_t *toympi_comm_get(MPI_Comm comm) TOYMPI_HIDDEN;
+/* Keep c alive across tool code (see toympi_comm_t); _unhold may release it, raising
+ * its comm_free event at toympi_events_level(): call it where nothing is held. */
+void toympi_comm_hold(toympi_comm_t *c) TOYMPI_HIDDEN;
+void toympi_comm_unhold(toympi_comm_t *c) TOYMPI_HIDDEN;
 MPI_Comm toympi_comm_handle(const toympi_comm_t *c) TOYMPI_HIDDEN;
 /* communicator owning a (point-to-point or collective) context id */
 toympi_comm_t *toympi_comm_by_context(uint32_t context_id) TOYMPI_HIDDEN;
@@ -119,15 +135,15 @@ void toympi_errhandler_unref(MPI_Errhandler eh) TOYMPI_HIDDEN;
 
 /* Common argument checks; each expands to a return on failure.
  * MPI not usable (before MPI_Init, after MPI_Finalize, or, for tool code, once
- * MPI_Finalize has started its teardown): an application's call aborts the job, as
- * MPICH does; a callback's call returns MPI_ERR_OTHER to the callback (the MPI_T
- * callbacks that run there are at MPITEV_CB_REQUIRE_MPI_RESTRICTED, which may not call
- * MPI: the tool's mistake must not abort the application or touch what is being torn
- * down). */
+ * MPI_Finalize has started its teardown or inside the engine): an application's call
+ * aborts the job, as MPICH does; a callback's call returns MPI_ERR_OTHER to the callback
+ * (the MPI_T callbacks that run there are at MPITEV_CB_REQUIRE_MPI_RESTRICTED or above,
+ * which may not call MPI: the tool's mistake must not abort the application, re-enter
+ * the engine mid-frame or touch what is being torn down). */
 #define TOYMPI_CHECK_INIT(func)                                                        \
     do {                                                                               \
         if (!toympi_g.initialized || toympi_g.finalized ||                             \
-            (toympi_g.finalizing && toympi_g.in_tool)) {                               \
+            (toympi_g.in_tool && (toympi_g.finalizing || toympi_g.tool_restricted))) { \
             if (toympi_g.in_tool)                                                      \
                 return MPI_ERR_OTHER;                                                  \
             toympi_not_initialized(func);                                              \
@@ -163,6 +179,11 @@ int toympi_op_check(MPI_Op op, MPI_Datatype dt) TOYMPI_HIDDEN;
 void toympi_op_apply(MPI_Op op, MPI_Datatype dt, const void *in, void *inout, int count)
     TOYMPI_HIDDEN;
 int toympi_op_commutative(MPI_Op op) TOYMPI_HIDDEN;
+/* A reduction keeps its user operator from before its coll_begin to the end of the
+ * computation: MPI_Op_free from tool code meanwhile only marks it (freed, the handle
+ * invalid; the slot is reused only after the unhold). No-ops for predefined operators. */
+void toympi_op_hold(MPI_Op op) TOYMPI_HIDDEN;
+void toympi_op_unhold(MPI_Op op) TOYMPI_HIDDEN;
 
 /* -------------------------------------------------------------- info */
 void toympi_info_finalize(void) TOYMPI_HIDDEN;
@@ -175,6 +196,8 @@ typedef struct toympi_request {
     int complete;      /* operation finished; status valid */
     int handle;        /* user handle index, 0 if internal */
     int user_freed;    /* MPI_Request_free while active: release on completion */
+    int busy;          /* a Wait/Test call is completing it: tool code that call runs may
+                          not complete or free it (MPI_ERR_REQUEST, request.c) */
     MPI_Comm comm;     /* for error reporting */
     uint32_t context_id;
     int peer_world;    /* send: destination world rank */

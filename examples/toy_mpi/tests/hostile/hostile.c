@@ -11,7 +11,18 @@
  *   mpi_from_callback callbacks at NONE call MPI; at MPI_RESTRICTED they get an error (8)
  *   slow_tool         callbacks that sleep and poll: the MPI goes on, drops are counted
  *                     and reported, delivered + dropped = raised
- *   t_before_after    MPI_T calls before MPI_T_init_thread and after MPI_T_finalize */
+ *   t_before_after    MPI_T calls before MPI_T_init_thread and after MPI_T_finalize
+ *   free_comm_under_op  a callback at NONE frees the communicator of the operation that
+ *                     runs it (collective entry, engine drain mid-collective, MPI_Probe;
+ *                     again from its own comm_free event): released when that operation
+ *                     ends; freeing it again is MPI_ERR_COMM (item 8)
+ *   free_request_under_op  a callback completes or frees the request whose MPI_Wait /
+ *                     MPI_Waitall runs it: refused with MPI_ERR_REQUEST (item 8)
+ *   free_op_under_op  a callback frees the user operator of the reduction that runs it:
+ *                     the reduction completes with it (item 8)
+ *   mpi_from_engine   a callback delivered at once inside the progress engine (at
+ *                     MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE) calls MPI anyway: refused with
+ *                     MPI_ERR_OTHER, the engine is not re-entered mid-frame (item 8) */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <stdint.h>
@@ -450,6 +461,384 @@ static int t_before_after(void)
     return rc | finish_local("hostile t_before_after (after MPI_Finalize)");
 }
 
+/* ------------------------------------------------------------------ free_comm_under_op
+ * MPI_Comm_free from tool code while an operation on that communicator is in progress
+ * (the callback runs inside it). As for an application's MPI_Comm_free with operations
+ * pending (MPI-4.1 6.4.3), the call succeeds and the handle is invalid at once; the
+ * operation completes normally, and the communicator is released (comm_free raised,
+ * context id given back) when it ends. Before the fix: heap-use-after-free in coll.c
+ * and pt2pt.c (MPI_Probe), a double free from the comm_free event (comm.c). */
+static MPI_Comm victim = MPI_COMM_NULL;
+static int victim_rc = -1, victim_frees;
+static int order[8], norder; /* 1 coll_begin, 2 coll_end, 3 comm_free on the victim */
+static void free_victim(MPI_T_event_instance i, MPI_T_event_registration r, MPI_T_cb_safety s, void *ud)
+{
+    (void)i; (void)r; (void)ud;
+    if (s != MPI_T_CB_REQUIRE_NONE || victim == MPI_COMM_NULL)
+        return;
+    MPI_Comm c = victim; /* the tool's copy; the application keeps its own */
+    victim = MPI_COMM_NULL;
+    victim_frees++;
+    victim_rc = MPI_Comm_free(&c);
+    if (c != MPI_COMM_NULL)
+        victim_rc = -2;
+}
+static void note(MPI_T_event_instance i, MPI_T_event_registration r, MPI_T_cb_safety s, void *ud)
+{
+    (void)i; (void)r; (void)s;
+    if (norder < 8)
+        order[norder++] = (int)(intptr_t)ud;
+}
+/* The comm_free event of the victim: freeing it again is an invalid handle, an error. */
+static int again_rc = -1;
+static void free_again(MPI_T_event_instance inst, MPI_T_event_registration r, MPI_T_cb_safety s, void *ud)
+{
+    (void)r; (void)s; (void)ud;
+    int32_t h = 0;
+    MPI_OK(MPI_T_event_read(inst, 3, &h)); /* the handle element of toympi_comm_free */
+    MPI_Comm c = (MPI_Comm)h;
+    again_rc = MPI_Comm_free(&c);
+}
+/* Registrations on the victim: the freeing callback on `what`, and the order notes. */
+static void watch_victim(MPI_Comm *comm, const char *what, MPI_T_event_registration rs[4])
+{
+    rs[0] = reg_on(what, comm, MPI_T_CB_REQUIRE_NONE, free_victim, NULL);
+    rs[1] = reg_on("toympi_coll_begin", comm, MPI_T_CB_REQUIRE_NONE, note, (void *)1);
+    rs[2] = reg_on("toympi_coll_end", comm, MPI_T_CB_REQUIRE_NONE, note, (void *)2);
+    rs[3] = reg_on("toympi_comm_free", comm, MPI_T_CB_REQUIRE_NONE, note, (void *)3);
+    norder = 0;
+    victim_rc = -1;
+    victim_frees = 0;
+}
+static void unwatch(MPI_T_event_registration rs[4])
+{
+    for (int k = 0; k < 4; k++)
+        MPI_OK(MPI_T_event_handle_free(rs[k], NULL, NULL));
+}
+/* The application's handle is now invalid: an error through MPI_COMM_WORLD's handler. */
+static void check_gone(MPI_Comm app_copy)
+{
+    int size = -1;
+    CHECK_EQ_INT(MPI_Comm_size(app_copy, &size), MPI_ERR_COMM);
+}
+static int free_comm_under_op(void)
+{
+    check_init(NULL, NULL);
+    t_init();
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    int peer = 1 - check_rank;
+    MPI_T_event_registration rs[4];
+
+    /* 1. At the collective's entry (coll_begin, immediate): the collective completes,
+     * then the communicator is released: coll_begin, coll_end, comm_free. */
+    MPI_Comm dup;
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    victim = dup;
+    watch_victim(&dup, "toympi_coll_begin", rs);
+    int big[4096], sum[4096];
+    for (int k = 0; k < 4096; k++)
+        big[k] = check_rank + k;
+    MPI_OK(MPI_Allreduce(big, sum, 4096, MPI_INT, MPI_SUM, dup)); /* rendezvous: many polls */
+    CHECK_EQ_INT(sum[0], 1);
+    CHECK_EQ_INT(sum[4095], 2 * 4095 + 1);
+    CHECK_EQ_INT(victim_frees, 1);
+    CHECK_EQ_INT(victim_rc, MPI_SUCCESS);
+    CHECK_EQ_INT(norder, 3);
+    CHECK_EQ_INT(order[0], 1);
+    CHECK_EQ_INT(order[1], 2);
+    CHECK_EQ_INT(order[2], 3);
+    check_gone(dup);
+    unwatch(rs);
+
+    /* 2. From the engine's drain in the middle of a collective (the data arriving on its
+     * collective context, delivered inside the collective's progress). */
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    victim = dup;
+    watch_victim(&dup, "toympi_transfer_end", rs);
+    MPI_OK(MPI_Bcast(big, 4096, MPI_INT, 0, dup));
+    CHECK_EQ_INT(victim_frees, 1);
+    CHECK_EQ_INT(victim_rc, MPI_SUCCESS);
+    CHECK(norder >= 2 && order[norder - 1] == 3); /* released last */
+    check_gone(dup);
+    unwatch(rs);
+
+    /* 3. Inside MPI_Probe on the communicator (its drain), on rank 0, waiting for a
+     * message rank 1 sends only once told to (so it arrives during the probe): the probe
+     * still finds it, then the communicator goes (the message stays unreceived: the
+     * tool took the handle). */
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    MPI_Comm dup_w = dup;
+    int x = check_rank, y = -1, go = 1;
+    if (check_rank == 0) {
+        MPI_Request gr;
+        MPI_Status st;
+        watch_victim(&dup_w, "toympi_message_arrived", rs);
+        victim = dup;
+        MPI_OK(MPI_Isend(&go, 1, MPI_INT, 1, 6, MPI_COMM_WORLD, &gr));
+        MPI_OK(MPI_Probe(1, 5, dup, &st));
+        CHECK_EQ_INT(st.MPI_SOURCE, 1);
+        CHECK_EQ_INT(victim_frees, 1);
+        CHECK_EQ_INT(victim_rc, MPI_SUCCESS);
+        MPI_OK(MPI_Wait(&gr, MPI_STATUS_IGNORE));
+        check_gone(dup);
+        unwatch(rs);
+    } else {
+        MPI_OK(MPI_Recv(&go, 1, MPI_INT, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        MPI_OK(MPI_Send(&x, 1, MPI_INT, 0, 5, dup));
+        MPI_OK(MPI_Comm_free(&dup));
+    }
+
+    /* 4. MPI_Comm_free from the comm_free event of the same communicator: it is already
+     * freed there (still complete for queries), so an error (MPI_ERR_COMM, on its
+     * handler: MPI_ERRORS_RETURN, inherited), never a double free. */
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    MPI_T_event_registration fr = reg_on("toympi_comm_free", &dup, MPI_T_CB_REQUIRE_NONE, free_again, NULL);
+    MPI_OK(MPI_Comm_free(&dup));
+    CHECK_EQ_INT(again_rc, MPI_ERR_COMM);
+    MPI_OK(MPI_T_event_handle_free(fr, NULL, NULL));
+
+    /* The library goes on: communicators, collectives and point-to-point work. */
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    MPI_OK(MPI_Sendrecv(&x, 1, MPI_INT, peer, 9, &y, 1, MPI_INT, peer, 9, dup, MPI_STATUS_IGNORE));
+    CHECK_EQ_INT(y, peer);
+    MPI_OK(MPI_Comm_free(&dup));
+    MPI_OK(MPI_T_finalize());
+    return check_finish("hostile free_comm_under_op");
+}
+
+/* ------------------------------------------------------------------ free_request_under_op
+ * A tool that knows the application's requests (it interposes MPI_Irecv, say) completes
+ * or frees, from a callback, the request whose MPI_Wait / MPI_Waitall / MPI_Test / MPI_Cancel
+ * runs that callback. Two calls completing one request at once is erroneous in MPI; the
+ * toy refuses the inner one with MPI_ERR_REQUEST, returned to the callback (no error
+ * handler runs), and the outer call completes the request normally. Before the fix:
+ * heap-use-after-free in request.c. */
+static MPI_Request tool_req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+static int req_calls, req_wrong;
+static void touch_request(MPI_T_event_instance i, MPI_T_event_registration r, MPI_T_cb_safety s, void *ud)
+{
+    (void)i; (void)r; (void)ud;
+    if (s != MPI_T_CB_REQUIRE_NONE)
+        return;
+    for (int k = 0; k < 2; k++) {
+        if (tool_req[k] == MPI_REQUEST_NULL)
+            continue;
+        MPI_Request copy = tool_req[k];
+        int flag = 0, idx = -1;
+        req_calls++;
+        /* each must be refused and leave the handle alone */
+        if (MPI_Wait(&copy, MPI_STATUS_IGNORE) != MPI_ERR_REQUEST || copy != tool_req[k])
+            req_wrong++;
+        if (MPI_Test(&copy, &flag, MPI_STATUS_IGNORE) != MPI_ERR_REQUEST || copy != tool_req[k])
+            req_wrong++;
+        if (MPI_Request_free(&copy) != MPI_ERR_REQUEST || copy != tool_req[k])
+            req_wrong++;
+        if (MPI_Waitall(1, &copy, MPI_STATUSES_IGNORE) != MPI_ERR_REQUEST || copy != tool_req[k])
+            req_wrong++;
+        if (MPI_Waitany(1, &copy, &idx, MPI_STATUS_IGNORE) != MPI_ERR_REQUEST || copy != tool_req[k])
+            req_wrong++;
+        if (MPI_Testall(1, &copy, &flag, MPI_STATUSES_IGNORE) != MPI_ERR_REQUEST || copy != tool_req[k])
+            req_wrong++;
+    }
+}
+static int free_request_under_op(void)
+{
+    check_init(NULL, NULL);
+    t_init();
+    MPI_Comm world = MPI_COMM_WORLD;
+    int peer = 1 - check_rank;
+    /* In MPI_Waitall's request_free events the requests finished before are gone: those
+     * are invalid handles, MPI_ERR_REQUEST too, through the (returning) handler. */
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    MPI_T_event_registration ra = reg_on("toympi_message_arrived", &world, MPI_T_CB_REQUIRE_NONE, touch_request, NULL);
+    MPI_T_event_registration rf = reg_on("toympi_request_free", &world, MPI_T_CB_REQUIRE_NONE, touch_request, NULL);
+    int in[2] = {-1, -1}, out[2] = {check_rank, check_rank + 10};
+    /* MPI_Wait: rank 0 receives what rank 1 sends a little later (the arrival is drained
+     * inside the wait), then the request's own request_free event */
+    if (check_rank == 0) {
+        MPI_Request rq;
+        MPI_OK(MPI_Irecv(&in[0], 1, MPI_INT, 1, 1, MPI_COMM_WORLD, &rq));
+        tool_req[0] = rq;
+        MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        tool_req[0] = MPI_REQUEST_NULL;
+        CHECK_EQ_INT(rq, MPI_REQUEST_NULL);
+        CHECK_EQ_INT(in[0], 1);
+        CHECK(req_calls >= 2); /* the arrival and the request_free event */
+        CHECK_EQ_INT(req_wrong, 0);
+    } else {
+        sleep_ms(50);
+        MPI_OK(MPI_Send(&out[0], 1, MPI_INT, 0, 1, MPI_COMM_WORLD));
+    }
+    /* MPI_Waitall of two receives, then MPI_Test / MPI_Cancel of one that never matches */
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    req_calls = 0;
+    MPI_Request rr[2];
+    MPI_OK(MPI_Irecv(&in[0], 1, MPI_INT, peer, 2, MPI_COMM_WORLD, &rr[0]));
+    MPI_OK(MPI_Irecv(&in[1], 1, MPI_INT, peer, 3, MPI_COMM_WORLD, &rr[1]));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD)); /* both posted */
+    MPI_OK(MPI_Send(&out[0], 1, MPI_INT, peer, 2, MPI_COMM_WORLD));
+    MPI_OK(MPI_Send(&out[1], 1, MPI_INT, peer, 3, MPI_COMM_WORLD));
+    /* Only now does the tool touch them: outside a call completing them, an MPI_Wait
+     * from a callback would really wait (and could block a barrier above). */
+    tool_req[0] = rr[0];
+    tool_req[1] = rr[1];
+    MPI_OK(MPI_Waitall(2, rr, MPI_STATUSES_IGNORE));
+    tool_req[0] = tool_req[1] = MPI_REQUEST_NULL;
+    CHECK_EQ_INT(in[0], peer);
+    CHECK_EQ_INT(in[1], peer + 10);
+    CHECK(req_calls >= 2); /* the request_free events at least */
+    CHECK_EQ_INT(req_wrong, 0);
+    MPI_Request never;
+    int flag = 1;
+    MPI_OK(MPI_Irecv(&in[0], 1, MPI_INT, peer, 77, MPI_COMM_WORLD, &never));
+    tool_req[0] = never;
+    MPI_OK(MPI_Test(&never, &flag, MPI_STATUS_IGNORE));
+    CHECK_EQ_INT(flag, 0);
+    MPI_OK(MPI_Cancel(&never));
+    MPI_Status st;
+    MPI_OK(MPI_Wait(&never, &st)); /* request_free event: refused calls again */
+    tool_req[0] = MPI_REQUEST_NULL;
+    MPI_OK(MPI_Test_cancelled(&st, &flag));
+    CHECK_EQ_INT(flag, 1);
+    CHECK_EQ_INT(req_wrong, 0);
+    MPI_OK(MPI_T_event_handle_free(ra, NULL, NULL));
+    MPI_OK(MPI_T_event_handle_free(rf, NULL, NULL));
+    MPI_OK(MPI_T_finalize());
+    return check_finish("hostile free_request_under_op");
+}
+
+/* ------------------------------------------------------------------ free_op_under_op
+ * A callback frees the user operator of the reduction that runs it, then creates another
+ * one. As for MPI_Op_free with operations pending (MPI-4.1 6.9.5) the free succeeds, the
+ * reduction completes with the operator it started with, and the slot is not reused
+ * under it. Before the fix: the operator was gone mid-reduction (result left unreduced)
+ * and the new operator took its slot (the reduction then applied the wrong function). */
+static void op_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    for (int k = 0; k < *len; k++)
+        ((int *)inout)[k] += ((int *)in)[k];
+}
+static void op_prod(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    for (int k = 0; k < *len; k++)
+        ((int *)inout)[k] *= ((int *)in)[k];
+}
+static MPI_Op tool_op = MPI_OP_NULL, new_op = MPI_OP_NULL;
+static int op_free_rc = -1, op_create_rc = -1;
+static void free_the_op(MPI_T_event_instance i, MPI_T_event_registration r, MPI_T_cb_safety s, void *ud)
+{
+    (void)i; (void)r; (void)s; (void)ud;
+    if (tool_op == MPI_OP_NULL)
+        return;
+    MPI_Op copy = tool_op;
+    tool_op = MPI_OP_NULL;
+    op_free_rc = MPI_Op_free(&copy);
+    op_create_rc = MPI_Op_create(op_prod, 1, &new_op);
+}
+static int free_op_under_op(void)
+{
+    check_init(NULL, NULL);
+    t_init();
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    MPI_Comm world = MPI_COMM_WORLD;
+    MPI_T_event_registration rb = reg_on("toympi_coll_begin", &world, MPI_T_CB_REQUIRE_NONE, free_the_op, NULL);
+    for (int round = 0; round < 2; round++) { /* MPI_Allreduce, then MPI_Reduce */
+        MPI_Op sum;
+        MPI_OK(MPI_Op_create(op_sum, 1, &sum));
+        tool_op = sum;
+        int x[3] = {check_rank + 2, 3, 4}, y[3] = {0, 0, 0};
+        if (round == 0)
+            MPI_OK(MPI_Allreduce(x, y, 3, MPI_INT, sum, MPI_COMM_WORLD));
+        else
+            MPI_OK(MPI_Reduce(x, y, 3, MPI_INT, sum, 0, MPI_COMM_WORLD));
+        CHECK_EQ_INT(op_free_rc, MPI_SUCCESS);
+        CHECK_EQ_INT(op_create_rc, MPI_SUCCESS);
+        CHECK(new_op != sum); /* the slot was still in use */
+        if (round == 0 || check_rank == 0) {
+            CHECK_EQ_INT(y[0], 5); /* 2 + 3: summed, not multiplied */
+            CHECK_EQ_INT(y[1], 6);
+            CHECK_EQ_INT(y[2], 8);
+        }
+        /* the freed handle is invalid now; the new operator works */
+        CHECK_EQ_INT(MPI_Allreduce(x, y, 3, MPI_INT, sum, MPI_COMM_WORLD), MPI_ERR_OP);
+        MPI_OK(MPI_T_event_handle_free(rb, NULL, NULL));
+        MPI_OK(MPI_Allreduce(x, y, 3, MPI_INT, new_op, MPI_COMM_WORLD));
+        CHECK_EQ_INT(y[0], 6);
+        MPI_OK(MPI_Op_free(&new_op));
+        rb = reg_on("toympi_coll_begin", &world, MPI_T_CB_REQUIRE_NONE, free_the_op, NULL);
+    }
+    MPI_OK(MPI_T_event_handle_free(rb, NULL, NULL));
+    MPI_OK(MPI_T_finalize());
+    return check_finish("hostile free_op_under_op");
+}
+
+/* ------------------------------------------------------------------ mpi_from_engine
+ * The one event the toy delivers at once inside its engine: request_free of a request
+ * MPI_Request_free detached while active, when a frame handler completes it, raised at
+ * MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE. A registration that asked for immediate delivery
+ * ("mpitev_buffered" = "false") with a callback at that level gets it there, and a
+ * hostile callback that ignores its cb_safety argument calls MPI: each call must return
+ * an error, not re-enter the transport between a frame's header and its payload. The
+ * dropped handler of such a registration can run there too (pending drops are reported
+ * before an immediate delivery). */
+static int engine_runs, engine_level_ok = 1, engine_rc_iprobe = -1, engine_rc_rank = -1, engine_rc_free = -1;
+static void engine_cb(MPI_T_event_instance i, MPI_T_event_registration r, MPI_T_cb_safety s, void *ud)
+{
+    (void)i; (void)r; (void)ud;
+    if (engine_runs++)
+        return;
+    if (s != MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE)
+        engine_level_ok = 0;
+    int flag, rank;
+    MPI_Comm c = MPI_COMM_WORLD;
+    engine_rc_iprobe = MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    engine_rc_rank = MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    engine_rc_free = MPI_Comm_free(&c);
+}
+static int mpi_from_engine(void)
+{
+    check_init(NULL, NULL);
+    t_init();
+    MPI_Comm world = MPI_COMM_WORLD;
+    MPI_Info info;
+    MPI_OK(MPI_Info_create(&info));
+    MPI_OK(MPI_Info_set(info, "mpitev_buffered", "false"));
+    MPI_T_event_registration r;
+    MPI_OK(MPI_T_event_handle_alloc(event_index("toympi_request_free"), &world, info, &r));
+    MPI_OK(MPI_T_event_register_callback(r, MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE, MPI_INFO_NULL, NULL, engine_cb));
+    MPI_OK(MPI_Info_free(&info));
+    int x = 5, y = -1;
+    if (check_rank == 0) {
+        MPI_Request rq;
+        MPI_OK(MPI_Irecv(&y, 1, MPI_INT, 1, 3, MPI_COMM_WORLD, &rq));
+        MPI_OK(MPI_Request_free(&rq)); /* active: completed (and freed) by the engine */
+    }
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (check_rank == 1)
+        MPI_OK(MPI_Send(&x, 1, MPI_INT, 0, 3, MPI_COMM_WORLD));
+    for (int k = 0; check_rank == 0 && engine_runs == 0 && k < 2000; k++) {
+        int flag;
+        MPI_OK(MPI_Iprobe(1, 4, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE)); /* progress */
+        sleep_ms(1);
+    }
+    if (check_rank == 0) {
+        CHECK_EQ_INT(engine_runs, 1);
+        CHECK_EQ_INT(y, 5);
+        CHECK(engine_level_ok);
+        CHECK_EQ_INT(engine_rc_iprobe, MPI_ERR_OTHER);
+        CHECK_EQ_INT(engine_rc_rank, MPI_ERR_OTHER);
+        CHECK_EQ_INT(engine_rc_free, MPI_ERR_OTHER);
+    }
+    /* MPI goes on: the engine was not re-entered */
+    MPI_OK(MPI_Sendrecv(&x, 1, MPI_INT, 1 - check_rank, 8, &y, 1, MPI_INT, 1 - check_rank, 8, MPI_COMM_WORLD,
+                        MPI_STATUS_IGNORE));
+    MPI_OK(MPI_T_event_handle_free(r, NULL, NULL));
+    MPI_OK(MPI_T_finalize());
+    return check_finish("hostile mpi_from_engine");
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -459,7 +848,9 @@ int main(int argc, char **argv)
                  {"sizing", sizing},                       {"finalize_order", finalize_order},
                  {"free_cb_finalize", free_cb_finalize},   {"event_cb_finalize", event_cb_finalize},
                  {"mpi_from_callback", mpi_from_callback}, {"slow_tool", slow_tool},
-                 {"t_before_after", t_before_after}};
+                 {"t_before_after", t_before_after},       {"free_comm_under_op", free_comm_under_op},
+                 {"free_request_under_op", free_request_under_op}, {"free_op_under_op", free_op_under_op},
+                 {"mpi_from_engine", mpi_from_engine}};
     for (size_t i = 0; argc > 1 && i < sizeof modes / sizeof modes[0]; i++)
         if (strcmp(argv[1], modes[i].name) == 0)
             return modes[i].fn();
