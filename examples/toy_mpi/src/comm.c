@@ -51,6 +51,8 @@ MPI_Comm toympi_comm_handle(const toympi_comm_t *c)
     return (MPI_Comm)(TOYMPI_KIND_COMM | (unsigned)c->index);
 }
 
+uint64_t toympi_comm_table_gen;
+
 toympi_comm_t *toympi_comm_by_context(uint32_t context_id)
 {
     uint32_t base = context_id & ~1u;
@@ -85,6 +87,7 @@ static toympi_comm_t *comm_new(int fixed_index, uint32_t ctx, int rank, int size
     c->ev_key = idx == 1 ? TOYMPI_EV_KEY_WORLD : idx == 2 ? TOYMPI_EV_KEY_SELF : next_ev_key++;
     c->refs = 1; /* the handle's */
     comms[idx] = c;
+    toympi_comm_table_gen++;
     ctx_mark(ctx, 1);
     return c;
 }
@@ -99,6 +102,7 @@ static void comm_delete(toympi_comm_t *c, int cb_safety)
     ctx_mark(c->context_id, 0);
     toympi_errhandler_unref(c->errhandler);
     comms[c->index] = NULL;
+    toympi_comm_table_gen++;
     free(c->world_ranks);
     free(c);
 }

@@ -132,6 +132,20 @@ int toympi_events_level(void)
 
 const void *toympi_events_ctx_key(uint32_t context_id)
 {
+    /* The engine raises several events per message for the same communicator: the last
+     * lookup is kept until the communicator table changes (keys are never reused, but a
+     * context id is, once its communicator is gone). Engine events are raised by one
+     * control flow at a time (the toy is at most MPI_THREAD_SERIALIZED). */
+    static uint32_t last_ctx;
+    static uint64_t last_gen;
+    static const void *last_key;
+    uint32_t base = context_id & ~1u;
+    if (base == last_ctx && last_gen == toympi_comm_table_gen && last_key)
+        return last_key;
     const toympi_comm_t *c = toympi_comm_by_context(context_id);
-    return c ? TOYMPI_EV_KEY(c) : NULL;
+    const void *key = c ? TOYMPI_EV_KEY(c) : NULL;
+    last_ctx = base;
+    last_gen = toympi_comm_table_gen;
+    last_key = key;
+    return key;
 }
