@@ -46,6 +46,23 @@ static void fz_fail(const char *what, long a, long b) {
 }
 #define CHECK(cond, a, b) do { if (!(cond)) fz_fail(#cond, (long)(a), (long)(b)); } while (0)
 
+/* FUZZ_TRACE=1 (replayer only): each operation, its decoded arguments and outcome. */
+#ifdef FUZZ_STANDALONE
+#include <stdarg.h>
+static void fz_trace(const char *fmt, ...) {
+    static int on = -1;
+    if (on < 0) on = getenv("FUZZ_TRACE") != NULL;
+    if (!on) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
+#define TRACE(...) fz_trace(__VA_ARGS__)
+#else
+#define TRACE(...) ((void)0)
+#endif
+
 /* ---- The input. ---- */
 static const uint8_t *in_p;
 static size_t in_n, in_i;
@@ -228,6 +245,7 @@ static void on_event(MPI_T_event_instance inst, MPI_T_event_registration h, MPI_
     CHECK(r->state == 0, r->state, 0); /* never after the free */
     CHECK(s >= MPI_T_CB_REQUIRE_NONE && s <= MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE, s, 0);
     r->delivered++;
+    TRACE("  event -> reg %d at level %d (depth %d)\n", (int)(r - regs), (int)s, depth);
     unsigned char buf[256];
     MPI_Count ts;
     int src = -1;
@@ -253,6 +271,7 @@ static void on_dropped(MPI_Count n, MPI_T_event_registration h, int si, MPI_T_cb
     mpitev_reg nr = { (uint64_t)(uintptr_t)h };
     if (r->state == 0 && mpitev_reg_check(nr) != MPITEV_SUCCESS) r->state = 2;
     r->dropped += n;
+    TRACE("  dropped %lld on source %d -> reg %d (state %d)\n", (long long)n, si, (int)(r - regs), r->state);
     if (depth < 3) { depth++; run_ops((int)(fz_byte() % 3)); depth--; }
 }
 static void on_free(MPI_T_event_registration h, MPI_T_cb_safety s, void *ud) {
@@ -262,6 +281,7 @@ static void on_free(MPI_T_event_registration h, MPI_T_cb_safety s, void *ud) {
     CHECK(r->state == 1 && r->free_cb_expected, r->state, r->free_cb_expected);
     CHECK(r->free_cb_runs == 0, r->free_cb_runs, 0); /* exactly once */
     r->free_cb_runs++;
+    TRACE("  free callback of reg %d\n", (int)(r - regs));
     check_account(r);
     if (depth < 3) { depth++; run_ops((int)(fz_byte() % 3)); depth--; }
 }
@@ -347,6 +367,7 @@ static void op_alloc(void) {
      * matches, never a crash. */
     void *obj_handle = (m & 1) ? NULL : (m & 4) ? (void *)comm : (void *)&comm;
     int rc = RC(MPI_T_event_handle_alloc(t, obj_handle, info, (m & 2) ? NULL : &h));
+    TRACE("alloc type %d m %#x: rc %d -> reg %d\n", t, m, rc, rc == MPI_SUCCESS && nregs < MAXR ? nregs : -1);
     if (m & 4) valid = 0;
     if (info != MPI_INFO_NULL) PMPI_Info_free(&info);
     if (valid && !info_fail) valid_rc(rc, __LINE__);
@@ -375,6 +396,7 @@ static void op_free(void) {
      * the model takes the free first and undoes it if the call fails. */
     if (live) { r->state = 1; r->free_cb_expected = (m & 1) != 0; }
     int rc = RC(MPI_T_event_handle_free(h, r, (m & 1) ? on_free : NULL));
+    TRACE("free reg %d%s: rc %d\n", r ? (int)(r - regs) : -1, (m & 1) ? " with callback" : "", rc);
     if (live && fz_t_refcount > 0 && !fz_t_finalizing) CHECK(rc == MPI_SUCCESS, rc, 0); /* a free never fails */
     if (!live) CHECK(rc != MPI_SUCCESS, rc, 0);
     if (rc != MPI_SUCCESS) {
@@ -394,6 +416,7 @@ static void op_register(void) {
     MPI_Info info = make_info();
     mreg *r = by_handle(h);
     int rc = RC(MPI_T_event_register_callback(h, s, info, r, (m & 8) ? NULL : on_event));
+    TRACE("register reg %d level %d %s: rc %d\n", r ? (int)(r - regs) : -1, lv, (m & 8) ? "remove" : "set", rc);
     if (info != MPI_INFO_NULL) PMPI_Info_free(&info);
     if (r && r->state == 0 && lv < 4 && fz_t_refcount > 0 && !info_fail) valid_rc(rc, __LINE__);
     if (rc == MPI_SUCCESS) {
@@ -427,6 +450,7 @@ static void op_set_dropped(void) {
     unsigned m = fz_byte();
     mreg *r = by_handle(h);
     int rc = RC(MPI_T_event_set_dropped_handler(h, (m & 1) ? NULL : on_dropped));
+    TRACE("dropped handler of reg %d %s: rc %d\n", r ? (int)(r - regs) : -1, (m & 1) ? "off" : "on", rc);
     if (r && r->state == 0 && fz_t_refcount > 0) valid_rc(rc, __LINE__);
     if (rc != MPI_SUCCESS) return;
     CHECK(r && r->state == 0, 0, 0);
@@ -439,14 +463,23 @@ static void op_set_dropped(void) {
 }
 
 /* Raise one instance; the model counts it for every registration listening. */
+static void fz_resync(void);
 static void fz_raise(int t, int s, int obj, int lv) {
+    /* While the last MPI_T_finalize ends every registration, tool code it runs (a drop
+     * report, a free callback) may raise after mpitev freed registrations the model still
+     * thinks live (nothing tells the tool about a free without callback): not raised to
+     * them. Found by the long runs (corpus: reentry_raise_in_free_all). */
+    if (fz_t_finalizing) fz_resync();
+    TRACE("raise type %d source %d obj %d level %d, counted for regs", t, s, obj, lv);
     for (int i = 0; i < nregs; i++) {
         mreg *r = &regs[i];
         if (!r->used || r->type != t || !listening(r)) continue;
         if (t == 1 && r->obj != obj) continue;
+        TRACE(" %d", i);
         r->raised++;
         if (!r->has_dropped) r->exact = 0; /* a drop now would not be counted */
     }
+    TRACE("\n");
     const void *key = MPITEV_ADAPTER_HANDLE_AS_KEY(&comms[obj]);
     int cbs = lv; /* the mpitev level of the raise site */
     struct fz_pair p = { 1, 2 };
@@ -473,6 +506,7 @@ static void op_drain(void) {
     int max = (m & 0x80) ? MPITEV_DRAIN_ALL : (int)(m % 5);
     int lv = (int)(m / 8 % 5);
     int n;
+    TRACE("drain source %u max %d level %d\n", m % NS, max, lv);
     int rc = mpitev_source_drain(&sources[m % NS], max, lv < 4 ? lv : 9, (m & 0x40) ? NULL : &n);
     CHECK(rc == MPITEV_SUCCESS || rc == MPITEV_ERR_NOT_INITIALIZED || (rc == MPITEV_ERR_INVALID_ARG && lv == 4), rc, lv);
 }
@@ -495,6 +529,7 @@ static void fz_resync(void) {
 int PMPI_T_init_thread(int required, int *provided) {
     if (provided) *provided = required;
     fz_t_refcount++;
+    TRACE("MPI_T_init_thread: tool refcount %d, MPI %d (depth %d)\n", fz_t_refcount, mpi_ref, depth);
     return mpitev_init() == MPITEV_SUCCESS ? MPI_SUCCESS : MPI_T_ERR_MEMORY;
 }
 static void fz_t_left(void);
@@ -502,6 +537,7 @@ static void fz_t_held_back(void);
 int PMPI_T_finalize(void) {
     if (fz_t_refcount == 0 || fz_t_finalizing) return MPI_T_ERR_NOT_INITIALIZED;
     int last = fz_last_ref(), was = in_final;
+    TRACE("MPI_T_finalize: tool refcount %d, MPI %d, last %d (depth %d)\n", fz_t_refcount, mpi_ref, last, depth);
     if (fz_t_refcount == 1) {
         /* Ending every registration from inside tool code: a raise or drain up the
          * stack may have counted an instance for a registration that is gone before its
@@ -514,7 +550,7 @@ int PMPI_T_finalize(void) {
     }
     fz_t_refcount--;
     if (fz_t_refcount == 0) fz_t_left();
-    if (last) in_final = 1; /* its drain runs tool code: see run_ops */
+    if (last) in_final = 1; /* its drain runs tool code: see op_t_cycle */
     int rc = mpitev_finalize() == MPITEV_SUCCESS ? MPI_SUCCESS : MPI_T_ERR_NOT_INITIALIZED;
     in_final = was;
     return rc;
@@ -587,10 +623,6 @@ static void fz_mpi_init(void) {
 static void op_t_cycle(void) {
     unsigned m = fz_byte();
     if (in_final) return;
-#ifndef FUZZ_FINALIZE_REENTRY
-    /* The last finalize from tool code hangs today (issue 14, item 5; another branch). */
-    if (depth > 0 && fz_last_ref() && (m & 5)) return;
-#endif
     if (m & 1) { /* a finalize/init pair */
         fz_t_finalize();
         fz_resync();
@@ -611,6 +643,7 @@ static void op_t_cycle(void) {
  * MPI_T still initialised, mpitev stays up; else this is the last finalize. */
 static void op_mpi_cycle(void) {
     if (depth > 0 || in_final) return;
+    TRACE("MPI_%s (tool refcount %d)\n", mpi_ref ? "Finalize" : "Init", fz_t_refcount);
     if (mpi_ref) {
         int last = fz_last_ref();
         if (last) in_final = 1;
@@ -711,14 +744,8 @@ static void run_ops(int budget) {
 #ifdef FUZZ_STANDALONE
         if (getenv("FUZZ_TRACE")) fprintf(stderr, "op %u at byte %zu, depth %d\n", op, in_i - 1, depth);
 #endif
-        /* Inside the last finalize (its drain runs callbacks): the tool may query, set
-         * hints and free, but allocates, raises, drains and finalizes only with
-         * FUZZ_FINALIZE_REENTRY (issue 14, items 5-7, fixed on another branch). */
-#ifndef FUZZ_FINALIZE_REENTRY
-        if (in_final && (op == OP_ALLOC || op == OP_RAISE || op == OP_RAISE_BURST || op == OP_DRAIN ||
-                         op == OP_T_CYCLE || op == OP_REGISTER || op == OP_SET_DROPPED || op == OP_PROGRESS))
-            continue;
-#endif
+        /* Every operation may run anywhere, inside the last finalize too (its drains,
+         * drop reports and free callbacks run tool code): issue 14, items 5-7. */
         switch (op) {
         case OP_EVENT_GET_NUM: { int n; (void)RC(MPI_T_event_get_num((fz_byte() & 1) ? NULL : &n)); break; }
         case OP_EVENT_GET_INFO: op_event_get_info(); break;
@@ -733,7 +760,7 @@ static void run_ops(int budget) {
         case OP_SET_DROPPED: op_set_dropped(); break;
         case OP_RAISE: op_raise(); break;
         case OP_DRAIN: op_drain(); break;
-        case OP_PROGRESS: { int n; (void)mpitev_progress((int)(fz_byte() % 4), &n); break; }
+        case OP_PROGRESS: { int n; TRACE("progress\n"); (void)mpitev_progress((int)(fz_byte() % 4), &n); break; }
         case OP_T_CYCLE: op_t_cycle(); break;
         case OP_FAIL: op_fail(); break;
         case OP_FULL_CYCLE: op_full_cycle(); break;

@@ -7,8 +7,11 @@
  *    delivered + dropped == raised on its source;
  *  - per-source order: the witness sees each producer's sequence numbers increasing;
  *  - every free callback runs exactly once (counted frees == free callbacks at the end);
- *  - resident memory stays bounded (second half of the run against the first; long
- *    runs of 30 s or more only, without sanitizers).
+ *  - memory stays bounded: the registry's slots (sampled every 100 ms, every run: at
+ *    most SOAK_MAX_SLOTS, a few grace periods' and drains' worth of frees; the
+ *    reclamation that fell behind reached 260 k within 30 s) and resident memory (the
+ *    second half of the run against the first; long runs of 30 s or more only, without
+ *    sanitizers).
  * Usage: soak [seconds] (default 2: the CI short mode, run under TSan too). */
 #define MPITEV_IMPLEMENTATION
 #include <mpitev/mpitev.h>
@@ -159,6 +162,21 @@ static void *churn_main(void *arg) {
     return NULL;
 }
 
+/* ---- Memory: the registry's slot count (chunks are kept until finalize, so this is
+ * its high-water mark) and resident memory. ---- */
+enum { SOAK_MAX_SLOTS = 65536 };
+static uint32_t registry_slots(void) { return atomic_load_explicit(&mpitev__state.nslots, memory_order_acquire); }
+static void *slot_watch_main(void *arg) {
+    (void)arg;
+    while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+        uint32_t n = registry_slots();
+        if (n > SOAK_MAX_SLOTS) fail("registry slots above the bound", (long)n, SOAK_MAX_SLOTS);
+        struct timespec ts = { 0, 100000000 };
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
 static long rss_kb(void) {
     FILE *f = fopen("/proc/self/statm", "r");
     long pages = 0, res = 0;
@@ -202,6 +220,8 @@ int main(int argc, char **argv) {
     pthread_create(&sig_th, NULL, signaller_main, NULL);
     pthread_create(&drain_th, NULL, drainer_main, NULL);
     pthread_create(&churn_th, NULL, churn_main, NULL);
+    pthread_t watch_th;
+    pthread_create(&watch_th, NULL, slot_watch_main, NULL);
 
     struct timespec half = { (time_t)(seconds / 2), (long)((seconds / 2 - (long)(seconds / 2)) * 1e9) };
     nanosleep(&half, NULL);
@@ -213,6 +233,8 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 4; i++) pthread_join(th[i], NULL);
     pthread_join(drain_th, NULL);
     pthread_join(churn_th, NULL);
+    pthread_join(watch_th, NULL);
+    uint32_t slots_end = registry_slots();
     /* Quiescent: deliver what is left, then end the witness (its leftover drops are
      * reported before its free callback). */
     signal(SIGUSR1, SIG_IGN);
@@ -237,8 +259,8 @@ int main(int argc, char **argv) {
      * the allocator's arenas). */
     if (!SOAK_SANITIZED && seconds >= 30 && rss_end - rss_mid > 4096) fail("resident memory grew in the second half (KiB)", rss_mid, rss_end);
     printf("soak: %.0f s, %ld raised (%ld from the signal handler), %ld dropped and reported, all accounted; "
-           "%ld churn frees, %ld churn callbacks; RSS %ld -> %ld KiB\n",
+           "%ld churn frees, %ld churn callbacks; %u registry slots at most; RSS %ld -> %ld KiB\n",
            seconds, total_raised, atomic_load(&raised[S_SIG]), total_dropped, atomic_load(&churn_frees),
-           atomic_load(&churn_events), rss_mid, rss_end);
+           atomic_load(&churn_events), slots_end, rss_mid, rss_end);
     return 0;
 }
