@@ -37,6 +37,9 @@ else
   on=$(msg_ir on "$out/bm_on")
   tl=$(msg_ir tool "$out/bm_on" tool)
   ev=$(cat "$out/tool.events") dr=$(cat "$out/tool.dropped")
+  # the same tool with the sources on the TSC clock (TOYMPI_EVENT_CLOCK, events.c)
+  tt=$(TOYMPI_EVENT_CLOCK=tsc msg_ir tooltsc "$out/bm_on" tool)
+  evt=$(cat "$out/tooltsc.events")
   pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f (%+.0f%%)", a - b, 100 * (a - b) / b }'; }
   table toympi "Toy MPI: instructions per received unexpected message (rank 1, K = $k1 and $k2)" \
     "configuration" "instructions per message" "over MPITEV_DISABLE"
@@ -46,6 +49,9 @@ else
   per_ev=$(awk -v t="$tl" -v o="$on" -v e="$ev" 'BEGIN { if (e > 0) printf "%.1f", (t - o) / e; else printf "n/a" }')
   row toympi "  events delivered / dropped per message (tool)" "$ev / $dr" "-"
   row toympi "  instructions per delivered event (tool - no tool)" "$per_ev" "-"
+  row toympi "tool as above, sources on the TSC clock" "$tt" "$(pct "$tt" "$off")"
+  row toympi "  instructions per delivered event, TSC clock" \
+    "$(awk -v t="$tt" -v o="$on" -v e="$evt" 'BEGIN { if (e > 0) printf "%.1f", (t - o) / e; else printf "n/a" }')" "-"
   printf '"compiled out" %s\n"compiled in,\\nno tool" %s\n"empty callbacks,\\nevery type" %s\n"per delivered\\nevent" %s\n' \
     "$off" "$on" "$tl" "$per_ev" >"$out/plot.toympi"
 

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ------------------------------------------------------------------- storage */
 mpitev_source toympi_events_src_api;
@@ -44,6 +45,20 @@ static uint32_t engine_buffer_records(void)
     return records;
 }
 
+/* The sources' clock: the default monotonic clock, or with TOYMPI_EVENT_CLOCK=tsc the
+ * core's TSC clock (mpitev_clock_tsc: fewer instructions per raise where the TSC is
+ * invariant; the default clock where it is not). Read at the first declaration. */
+static const mpitev_clock *event_clock(void)
+{
+    const char *v = getenv("TOYMPI_EVENT_CLOCK");
+    if (!v || strcmp(v, "default") == 0)
+        return NULL;
+    if (strcmp(v, "tsc") == 0)
+        return mpitev_clock_tsc(); /* NULL where unavailable: the default clock */
+    fprintf(stderr, "toympi: TOYMPI_EVENT_CLOCK=%s is not 'default' or 'tsc'; using the default\n", v);
+    return NULL;
+}
+
 /* ------------------------------------------------------------------- categories
  * The toy has no control or performance variables, so its MPI_T categories are exactly
  * these, in this order (indices never change). Every type names one of them. */
@@ -72,6 +87,7 @@ static int declare_sources(void)
         .desc = "MPI calls of the application thread, raised at API entry and exit "
                 "(collectives, communicators, cancel, request free); delivered at once",
         .ordering = MPITEV_SOURCE_ORDERED, /* at most MPI_THREAD_SERIALIZED */
+        .clock = event_clock(),
     });
     if (rc)
         return rc;
@@ -80,6 +96,7 @@ static int declare_sources(void)
         .desc = "the progress and matching engine (frame handlers, posted and unexpected "
                 "queues, protocol steps); buffered, delivered by the progress engine",
         .ordering = MPITEV_SOURCE_ORDERED, /* no progress thread: one flow at a time */
+        .clock = event_clock(),
         .buffer_capacity = engine_buffer_records(),
         .buffer_record_size = TOYMPI_RECORD_BYTES,
         .buffered_by_default = 1,
