@@ -50,10 +50,18 @@
  *                              out-of-line functions and the adapter work as usual: a tool
  *                              sees every type and source, and nothing is ever raised.
  *                              Undefined by default. A progress engine drains with
- *                              MPITEV_DRAIN so that its drain calls vanish too. clang
+ *                              MPITEV_DRAIN (and tests MPITEV_DRAIN_DUE) so that its
+ *                              drain calls vanish too. clang
  *                              flags a static (not inline) function that only raise
  *                              arguments call (-Wunneeded-internal-declaration): make it
  *                              static inline or mark it unused.
+ *   MPITEV_TLS_DYNAMIC         [implementation TU]  Undefined by default: the thread-local
+ *                              delivery depth, read and written by every drain and
+ *                              delivery, uses the initial-exec TLS model (a load from the
+ *                              thread pointer, no __tls_get_addr call in a shared
+ *                              library). Define it for an MPI library that programs load
+ *                              with dlopen where the static TLS surplus is exhausted
+ *                              (then the default model is used).
  *   MPITEV_EVENT_EXTERN        [all TUs, same value]  Storage class / visibility of the
  *                              NAME_type and NAME_declare that MPITEV_EVENT_TYPE declares
  *                              (extern plus attributes). Default: as MPITEV_API.
