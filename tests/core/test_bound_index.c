@@ -92,6 +92,49 @@ static void run(int buffered) {
     assert_int_equal(hits[5][2], 24);
 }
 
+/* A callback that frees another registration of the same record: the record's later
+ * delivery to it must not happen (its cached copy is stale), whether the record's
+ * deliveries were just cached (refill) or come from the cache. Found by fuzz_api. */
+static mpitev_reg victim;
+static int free_victim, victim_calls, killer_calls;
+static void killer_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud) {
+    (void)inst; (void)reg; (void)cb_safety; (void)ud;
+    killer_calls++;
+    if (free_victim) {
+        free_victim = 0;
+        OK(mpitev_reg_free(victim, NULL, NULL));
+    }
+}
+static void victim_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud) {
+    (void)inst; (void)reg; (void)cb_safety; (void)ud;
+    victim_calls++;
+}
+static void callback_frees_a_later_delivery_of_its_record(void **state) {
+    (void)state;
+    mpitev_kv kv = { "mpitev_buffered", "true" };
+    for (int cached = 0; cached < 2; cached++) {
+        mpitev_reg killer;
+        victim_calls = killer_calls = 0;
+        OK(mpitev_reg_alloc(tindex(&evb), &objs[7], &kv, 1, &killer));
+        OK(mpitev_reg_set_callback(killer, MPITEV_CB_REQUIRE_NONE, killer_cb, NULL, NULL, 0));
+        OK(mpitev_reg_alloc(tindex(&evb), &objs[7], &kv, 1, &victim));
+        OK(mpitev_reg_set_callback(victim, MPITEV_CB_REQUIRE_NONE, victim_cb, NULL, NULL, 0));
+        if (cached) { /* one record first: the drain caches the record's two deliveries */
+            raise_on(7);
+            drain();
+            assert_int_equal(killer_calls, 1);
+            assert_int_equal(victim_calls, 1);
+        }
+        free_victim = 1;
+        raise_on(7);
+        raise_on(7);
+        drain();
+        assert_int_equal(killer_calls, 2 + cached);
+        assert_int_equal(victim_calls, cached); /* nothing after its free */
+        OK(mpitev_reg_free(killer, NULL, NULL));
+    }
+}
+
 static void immediate_delivery_follows_the_object(void **state) { (void)state; run(0); }
 static void drained_delivery_follows_the_object(void **state) { (void)state; run(1); }
 
@@ -99,6 +142,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(immediate_delivery_follows_the_object, setup, core_teardown),
         cmocka_unit_test_setup_teardown(drained_delivery_follows_the_object, setup, core_teardown),
+        cmocka_unit_test_setup_teardown(callback_frees_a_later_delivery_of_its_record, setup, core_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
