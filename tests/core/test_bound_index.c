@@ -8,7 +8,7 @@
 #include "core_test.h"
 
 #define NOBJ 70
-static mpitev_type evb;
+static mpitev_type evb, evb2;
 static mpitev_source so;
 static char objs[NOBJ];
 static struct pair cur;
@@ -17,9 +17,11 @@ static int hits[NOBJ][4]; /* [object][registration tag] */
 static int setup(void **state) {
     if (core_setup(state)) return -1;
     mpitev_type_desc d = pair_desc("evb", MPITEV_BIND_MPI_COMM);
+    mpitev_type_desc d2 = pair_desc("evb2", MPITEV_BIND_MPI_COMM);
     mpitev_source_desc a = src_desc("so", MPITEV_SOURCE_ORDERED, NULL);
     memset(hits, 0, sizeof hits);
-    return (mpitev_source_declare(&so, &a) || mpitev_type_declare(&evb, &d)) ? -1 : 0;
+    return (mpitev_source_declare(&so, &a) || mpitev_type_declare(&evb, &d) || mpitev_type_declare(&evb2, &d2)) ? -1
+                                                                                                              : 0;
 }
 
 /* user_data: &tags[obj * 4 + tag] */
@@ -135,6 +137,39 @@ static void callback_frees_a_later_delivery_of_its_record(void **state) {
     }
 }
 
+/* Records of a type with two deliveries (the cache's multi-delivery entry) interleaved
+ * with records of a type with one (a table slot): filling the slot must not change the
+ * multi entry's deliveries. Found by fuzz_api (a delivery to a registration the record
+ * was not raised to). */
+static int calls_x1, calls_x2, calls_y;
+static void cb_x1(const mpitev_instance *i, mpitev_reg r, int s, void *u) { (void)i; (void)r; (void)s; (void)u; calls_x1++; }
+static void cb_x2(const mpitev_instance *i, mpitev_reg r, int s, void *u) { (void)i; (void)r; (void)s; (void)u; calls_x2++; }
+static void cb_y(const mpitev_instance *i, mpitev_reg r, int s, void *u) { (void)i; (void)r; (void)s; (void)u; calls_y++; }
+static void multi_and_single_deliveries_interleaved(void **state) {
+    (void)state;
+    mpitev_kv kv = { "mpitev_buffered", "true" };
+    mpitev_reg x1, x2, y;
+    OK(mpitev_reg_alloc(tindex(&evb), &objs[8], &kv, 1, &x1));
+    OK(mpitev_reg_set_callback(x1, MPITEV_CB_REQUIRE_NONE, cb_x1, NULL, NULL, 0));
+    OK(mpitev_reg_alloc(tindex(&evb), &objs[8], &kv, 1, &x2));
+    OK(mpitev_reg_set_callback(x2, MPITEV_CB_REQUIRE_NONE, cb_x2, NULL, NULL, 0));
+    OK(mpitev_reg_alloc(tindex(&evb2), &objs[8], &kv, 1, &y));
+    OK(mpitev_reg_set_callback(y, MPITEV_CB_REQUIRE_NONE, cb_y, NULL, NULL, 0));
+    calls_x1 = calls_x2 = calls_y = 0;
+    for (int k = 0; k < 3; k++) {
+        raise_on(8);
+        MPITEV_RAISE(&evb2, &so, &objs[8], MPITEV_CB_REQUIRE_NONE, &cur);
+    }
+    raise_on(8);
+    drain();
+    assert_int_equal(calls_x1, 4);
+    assert_int_equal(calls_x2, 4);
+    assert_int_equal(calls_y, 3);
+    OK(mpitev_reg_free(x1, NULL, NULL));
+    OK(mpitev_reg_free(x2, NULL, NULL));
+    OK(mpitev_reg_free(y, NULL, NULL));
+}
+
 static void immediate_delivery_follows_the_object(void **state) { (void)state; run(0); }
 static void drained_delivery_follows_the_object(void **state) { (void)state; run(1); }
 
@@ -143,6 +178,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(immediate_delivery_follows_the_object, setup, core_teardown),
         cmocka_unit_test_setup_teardown(drained_delivery_follows_the_object, setup, core_teardown),
         cmocka_unit_test_setup_teardown(callback_frees_a_later_delivery_of_its_record, setup, core_teardown),
+        cmocka_unit_test_setup_teardown(multi_and_single_deliveries_interleaved, setup, core_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
