@@ -16,10 +16,11 @@ mkdir -p "$work" && cd "$work" || exit 2
 # run PREFIX TAG: compile and run; prints the output; returns 0 if the test passed
 run() {
   prefix=$1 tag=$2 t=$1/share/mpich-tests
+  shift 2
   exe=$work/$name.$tag
   # MPICH's tests predate -Wall hygiene: only their own warnings are silenced
   "$prefix/bin/mpicc" -O1 -g -w -I"$here/mpich-mpi_t" -I"$t/include" "$t/$test.c" \
-    "$t/util/mtest.c" "$t/util/mtest_common.c" -o "$exe" -lm -pthread || return 2
+    "$t/util/mtest.c" "$t/util/mtest_common.c" "$t/util/mtest_single.c" -o "$exe" -lm -pthread || return 2
   out=$("$prefix/bin/mpiexec" -n "$np" "$exe" "$@" 2>&1)
   rc=$?
   echo "--- $tag: exit $rc"

@@ -223,10 +223,12 @@ static void check_types_enums_categories(void)
         CHECK_EQ(nn, num);
         snprintf(want, sizeof want, "%s_elements", all_events[i]);
         CHECK(strcmp(en, want) == 0);
-        int value;
-        CHECK_EQ(MPI_T_enum_get_item(e, nn, &value, NULL, NULL), MPI_T_ERR_INVALID_ITEM);
-        CHECK_EQ(MPI_T_enum_get_item(e, -1, &value, NULL, NULL), MPI_T_ERR_INVALID_ITEM);
-        CHECK_EQ(MPI_T_enum_get_item(e, 0, NULL, NULL, NULL), MPI_T_ERR_INVALID);
+        /* (MPICH's MPI_T_enum_get_item requires the name buffer and its length) */
+        int value, il = 32;
+        char item[32];
+        CHECK_EQ(MPI_T_enum_get_item(e, nn, &value, item, &il), MPI_T_ERR_INVALID_ITEM);
+        CHECK_EQ(MPI_T_enum_get_item(e, -1, &value, item, &il), MPI_T_ERR_INVALID_ITEM);
+        CHECK_EQ(MPI_T_enum_get_item(e, 0, NULL, item, &il), MPI_T_ERR_INVALID);
         if (i < 2) { /* element 0 is the source, element 1 the tag: MPICH's layout */
             char n0[16], n1[16];
             int l0 = 16, l1 = 16;
@@ -419,7 +421,8 @@ int main(int argc, char **argv)
         MPI_Send(&token, 1, MPI_INT, 0, 98, MPI_COMM_WORLD);
         for (int i = 0; i < 3; i++)
             MPI_Irecv(rbuf + 2000 + 300 * i, a_bytes[i], MPI_BYTE, 0, a_tags[i], dup, &req[2 + i]);
-        MPI_Waitall(5, req, MPI_STATUSES_IGNORE);
+        MPI_Status sts[5]; /* (gcc 12 warns about MPICH's MPI_STATUSES_IGNORE here) */
+        MPI_Waitall(5, req, sts);
         for (int t = 10; t <= 20; t += 10)
             MPI_Recv(rbuf, 7, MPI_BYTE, 0, t, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
@@ -478,8 +481,13 @@ int main(int argc, char **argv)
         CHECK_EQ(regs[R_UX_REM].nrec, 3);
         for (int i = 0; i < regs[R_UX_INS].nrec && i < 3; i++) {
             CHECK_EQ(regs[R_UX_INS].rec[i].v[F_TAG], a_tags[i]);
-            if (!multiple) /* the queue is shared with the second thread's communicator */
+            /* the length after the insert: with two ranks and one thread the queue holds
+             * only these; else other communicators' messages come and go (the second
+             * thread's, the next barrier's from idle ranks) */
+            if (size == 2 && !multiple)
                 CHECK_EQ(regs[R_UX_INS].rec[i].v[F_QLEN], i + 1);
+            else
+                CHECK(regs[R_UX_INS].rec[i].v[F_QLEN] >= 1);
         }
         CHECK_EQ(regs[R_P_ENQ].nrec, 3);            /* B's two and the cancelled one */
         CHECK_EQ(regs[R_P_DEQ].nrec, 3);            /* matched (2) or cancelled (1) */
