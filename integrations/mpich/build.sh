@@ -9,10 +9,11 @@
 #   stock-noevents  the same without it (MPICH's default: events compiled out)
 #
 # usage: integrations/mpich/build.sh VARIANT...     (as root on Debian 12; any directory)
+#        integrations/mpich/build.sh --key VARIANT  prints the cache key and install path
 #
 # Installs are cached outside the clone, keyed by the Debian source version, the
-# configure flags, this script, and for the mpitev variant the hash of the patch series
-# and of include/mpitev: a second run with the same key only makes the link.
+# configure flags, the recipe version below, and for the mpitev variant the hash of the
+# patch series and of include/mpitev: a second run with the same key only makes the link.
 # Environment:
 #   MPITEV_MPICH_CACHE  cache root (default /var/cache/mpitev/mpich): src/ (Debian source
 #                       package), install/VARIANT-KEY/, ccache/ (shared by all variants)
@@ -23,7 +24,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cache=${MPITEV_MPICH_CACHE:-/var/cache/mpitev/mpich}
 jobs=${JOBS:-2}
-[ $# -ge 1 ] || { echo "usage: $0 mpitev|stock-events|stock-noevents ..." >&2; exit 2; }
+# Bump when the build steps change in a way that changes the result (the flags, the
+# patches and include/mpitev are in the key already).
+recipe=1
+print_key=0
+if [ "${1:-}" = --key ]; then print_key=1; shift; fi
+[ $# -ge 1 ] || { echo "usage: $0 [--key] mpitev|stock-events|stock-noevents ..." >&2; exit 2; }
 for v in "$@"; do
   case $v in mpitev|stock-events|stock-noevents) ;; *) echo "$0: unknown variant '$v'" >&2; exit 2 ;; esac
 done
@@ -31,8 +37,8 @@ done
 log() { echo "mpich build: $*"; }
 
 # ---- Prerequisites (Debian packages; prereqs.sh installs only what is missing).
-sh "$root/cmake/prereqs.sh" gcc make dpkg-dev libfabric-dev libhwloc-dev ccache pkg-config \
-  python3 autoconf automake libtool perl xz-utils
+[ "$print_key" = 1 ] || sh "$root/cmake/prereqs.sh" gcc make dpkg-dev libfabric-dev libhwloc-dev ccache \
+  pkg-config python3 autoconf automake libtool perl xz-utils patch file util-linux
 
 # ---- The source: Debian's source package, fetched once into the cache.
 mkdir -p "$cache/src"
@@ -85,12 +91,16 @@ build_variant() {
     stock-events) flags="$common_flags --enable-mpit-events" ;;
     stock-noevents) flags=$common_flags ;;
   esac
-  keysrc="debian=$debver flags=$flags cflags=$cflags build.sh=$(sha256sum <"$here/build.sh" | cut -c1-16)"
+  keysrc="debian=$debver flags=$flags cflags=$cflags recipe=$recipe"
   if [ "$v" = mpitev ]; then
     keysrc="$keysrc patches=$(tree_hash "$here/patches") mpitev=$(tree_hash "$root/include/mpitev")"
   fi
   key=$(printf '%s %s' "$v" "$keysrc" | sha256sum | cut -c1-12)
   prefix=$cache/install/$v-$key
+  if [ "$print_key" = 1 ]; then
+    echo "$v $key $prefix"
+    return 0
+  fi
   link=$root/build/integrations/mpich/$v
   mkdir -p "$cache/install" "$root/build/integrations/mpich"
   exec 9>"$cache/install/.lock-$v-$key"
