@@ -24,8 +24,8 @@ run_suite() { # name, extra cmake args... ($CTEST_ARGS: extra ctest arguments)
 
 # MPICH 4.0.2 with mpitev and its two stock baselines (integrations/mpich/README.md):
 # built once and cached outside the clone (/var/cache/mpitev/mpich, keyed by source
-# version, flags, patches and include/mpitev; a cold build of the three takes about 35
-# minutes on 2 cores, a cached one seconds). The default suite below then runs their
+# version, flags, patches and include/mpitev; a cold build of the three takes 40-55
+# minutes on 2 cores, a cached one seconds: keep that directory as a CI cache). The default suite below then runs their
 # tests (ctest label mpich_integration). MPITEV_SKIP_MPICH=1 leaves them out.
 if [ "${MPITEV_SKIP_MPICH:-0}" != 1 ]; then
   echo "=== mpich (integrations/mpich/build.sh)"
