@@ -152,3 +152,4 @@ if [ "$short" != 1 ] && [ -z "$only" ]; then
   echo
   echo "wrote docs/performance.md (generated section) and docs/performance.png"
 fi
+if [ "$short" != 1 ] && [ -x "$root/build/integrations/mpich/mpitev/bin/mpicc" ] && [ -x "$root/build/integrations/mpich/stock-events/bin/mpicc" ] && [ -x "$root/build/integrations/mpich/stock-noevents/bin/mpicc" ]; then echo; sh "$root/bench/mpich/run.sh"; else echo "bench: MPICH's figures need sh integrations/mpich/build.sh mpitev stock-events stock-noevents, then sh bench/mpich/run.sh"; fi

@@ -1,0 +1,162 @@
+#!/bin/sh
+# bench/mpich/run.sh -- MPICH 4.0.2's unexpected-message path in the three builds of
+# integrations/mpich (events compiled out, MPICH's own events, MPICH + mpitev):
+#   * instructions per message on the receiving rank (callgrind, --toggle-collect on the
+#     exchange only: Ir(2K) - Ir(K), divided by K), without a tool and with empty
+#     callbacks (on MPICH's two original types, which both event builds have; and, for
+#     MPICH + mpitev, on all its types);
+#   * the ping-pong wall-time ratio (8 bytes, shared memory) against events compiled out,
+#     by the minimum and by the median of runs alternating the builds.
+# Writes its tables between "<!-- mpich:begin -->" and "<!-- mpich:end -->" at the end of
+# docs/performance.md and plots docs/performance-mpich.png (gnuplot).
+#
+# usage: bench/mpich/run.sh [K]        from anywhere; default K=1000 (runs K and 2K)
+# Needs: sh integrations/mpich/build.sh stock-noevents stock-events mpitev (first).
+# Environment: MPITEV_MPICH_DIR (default build/integrations/mpich), MPITEV_BENCH_OUT=DIR
+#   (keep the raw outputs), MPICH_PINGPONG_RUNS (default 7), MPICH_PINGPONG_N (default
+#   100000 round trips), MPITEV_MPICH_NOWRITE=1 (print only, leave docs/ alone).
+set -eu
+k=${1:-1000}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+dir=${MPITEV_MPICH_DIR:-$root/build/integrations/mpich}
+runs=${MPICH_PINGPONG_RUNS:-7}
+ppn=${MPICH_PINGPONG_N:-100000}
+command -v valgrind >/dev/null || { echo "bench/mpich: valgrind is needed" >&2; exit 2; }
+if [ -n "${MPITEV_BENCH_OUT:-}" ]; then
+  out=$MPITEV_BENCH_OUT/mpich
+  mkdir -p "$out"
+else
+  out=$(mktemp -d)
+  trap 'rm -rf "$out"' EXIT
+fi
+variants="stock-noevents stock-events mpitev"
+for v in $variants; do
+  [ -x "$dir/$v/bin/mpicc" ] || { echo "bench/mpich: no $dir/$v: run sh integrations/mpich/build.sh $variants" >&2; exit 2; }
+  "$dir/$v/bin/mpicc" -O2 -g "$root/bench/mpich/unexp.c" -o "$out/unexp.$v"
+done
+export HYDRA_IFACE=lo FI_PROVIDER=tcp
+
+# ir VARIANT K MODE: instructions of rank 1 inside bench_pattern. Enough shared-memory
+# cells for every message: rank 0 sends all of them while rank 1 sleeps, so rank 1's
+# progress engine then finds one message per poll and the count does not depend on
+# timing (with MPICH's default 64 cells, rank 1 would also count the empty polls made
+# while rank 0 refills them: a different number every run).
+ir() {
+  f=$out/cg.$1.$2.$3
+  MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_NUM_CELLS=$((2 * k + 200)) MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE=1024 \
+  "$dir/$1/bin/mpiexec" -n 1 "$out/unexp.$1" "$2" "$3" : \
+    -n 1 valgrind --tool=callgrind --callgrind-out-file="$f" --collect-atstart=no \
+    --toggle-collect=bench_pattern "$out/unexp.$1" "$2" "$3" >"$f.log" 2>&1 ||
+    { cat "$f.log" >&2; return 1; }
+  awk '$1 == "totals:" || $1 == "summary:" { print $2; exit }' "$f"
+}
+# per_msg VARIANT MODE: (Ir(2K) - Ir(K)) / K
+per_msg() {
+  a=$(ir "$1" $((2 * k)) "$2") b=$(ir "$1" "$k" "$2")
+  awk -v a="$a" -v b="$b" -v k="$k" 'BEGIN { printf "%.0f", (a - b) / k }'
+}
+
+echo "MPICH unexpected path, instructions per message on the receiving rank (K=$k and $((2 * k)))"
+base=$(per_msg stock-noevents none)
+: >"$out/rows"
+row() { # label value
+  d=$(awk -v v="$2" -v b="$base" 'BEGIN { d = v - b; printf "%s%d", (d >= 0 ? "+" : ""), d }')
+  printf '%-58s %6s  %6s\n' "$1" "$2" "$d"
+  printf '| %s | %s | %s |\n' "$1" "$2" "$d" >>"$out/rows"
+}
+row "events compiled out (stock MPICH, no tool)" "$base"
+se=$(per_msg stock-events none);  row "MPICH's own events, no tool" "$se"
+mt=$(per_msg mpitev none);        row "MPICH + mpitev, no tool" "$mt"
+se2=$(per_msg stock-events cb2);  row "MPICH's own events, empty callback (2 types)" "$se2"
+mt2=$(per_msg mpitev cb2);        row "MPICH + mpitev, empty callback (2 types)" "$mt2"
+mta=$(per_msg mpitev cball);      row "MPICH + mpitev, empty callback (all 13 types)" "$mta"
+
+echo "ping-pong, 8 bytes, shared memory: $runs runs of $ppn round trips, builds alternating"
+: >"$out/pp"
+for r in $(seq 1 "$runs"); do
+  for v in $variants; do
+    t=$("$dir/$v/bin/mpiexec" -n 2 "$out/unexp.$v" pingpong "$ppn" | awk '/^pingpong/ { print $2 }')
+    echo "$v $t" >>"$out/pp"
+  done
+done
+stat() { # variant min|median
+  awk -v v="$1" '$1 == v { print $2 }' "$out/pp" | sort -g |
+    awk -v w="$2" '{ a[NR] = $1 } END { if (w == "min") print a[1]; else print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+: >"$out/pprows"
+for v in stock-events mpitev; do
+  for w in min median; do
+    a=$(stat "$v" "$w") b=$(stat stock-noevents "$w")
+    ratio=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", a / b }')
+    printf '%-16s %-6s %8s us vs %8s us (compiled out): ratio %s\n' "$v" "$w" "$a" "$b" "$ratio"
+    printf '| %s | %s | %s | %s | %s |\n' "$v" "$w" "$a" "$b" "$ratio" >>"$out/pprows"
+  done
+done
+
+# the plot
+if command -v gnuplot >/dev/null; then
+  awk -F' [|] ' '{ gsub(/^[|] /, "", $1); printf "\"%s\" %s\n", $1, $2 }' "$out/rows" |
+    sed -e 's/ (stock MPICH, no tool)//; s/MPICH.s own events/own events/; s/MPICH + mpitev/mpitev/; s/empty callback/cb/' \
+    >"$out/plot.dat"
+  gnuplot <<GP
+set terminal pngcairo size 1000,540 noenhanced font ",10"
+set output "$out/performance-mpich.png"
+set title "MPICH 4.0.2: instructions per message on the unexpected path (receiving rank, callgrind)"
+set ylabel "instructions per message"
+set style fill solid 0.6 border -1
+set boxwidth 0.6
+set bmargin 7
+set xtics rotate by -20
+set yrange [0:*]
+set offsets 0, 0, graph 0.1, 0
+set grid ytics
+unset key
+plot "$out/plot.dat" using 0:2:xtic(1) with boxes lc rgb "#3a6ea5", "" using 0:2:2 with labels offset 0,1
+GP
+fi
+
+[ "${MPITEV_MPICH_NOWRITE:-0}" = 1 ] && exit 0
+doc=$root/docs/performance.md
+gen=$out/generated.md
+{
+  echo "<!-- mpich:begin (generated by bench/mpich/run.sh: do not edit by hand) -->"
+  echo
+  echo "## MPICH 4.0.2 with mpitev (integrations/mpich)"
+  echo
+  echo "Generated $(date -u +%Y-%m-%d) by \`sh bench/mpich/run.sh $k\` (or \`bench/run.sh\` when the MPICH builds"
+  echo "exist): $(gcc --version | head -1), $(valgrind --version), $(uname -m). The three builds of"
+  echo "\`integrations/mpich/build.sh\` (same flags, -O2 -g, ch4:ofi, shared memory between the two ranks)."
+  echo "Instructions of the receiving rank inside the exchange of \`bench/mpich/unexp.c\` (rank 1 sleeps"
+  echo "while rank 0 sends; a barrier moves every message into the unexpected queue; rank 1 receives"
+  echo "them in order), \`(Ir(K=$((2 * k))) - Ir(K=$k)) / $k\`: one message's arrival, queueing, matching and copy,"
+  echo "with one progress poll (shared memory and network module) per message (enough shared-memory cells"
+  echo "for all of them: \`MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_NUM_CELLS\`, so the count does not depend on timing)."
+  echo "\"Empty callback (2 types)\" registers an empty callback on \`unexp_message_enqueued\` and"
+  echo "\`unexp_message_dequeued\`, the two types stock MPICH has; \"all 13 types\" on every type of MPICH + mpitev."
+  echo
+  echo "| build | instructions per message | vs. events compiled out |"
+  echo "|---|---|---|"
+  cat "$out/rows"
+  echo
+  echo "Ping-pong (8 bytes, shared memory, $ppn round trips per run, $runs runs alternating the builds),"
+  echo "time per round trip against events compiled out:"
+  echo
+  echo "| build | statistic | time per round trip (us) | compiled out (us) | ratio |"
+  echo "|---|---|---|---|---|"
+  cat "$out/pprows"
+  if [ -f "$out/performance-mpich.png" ]; then
+    echo
+    echo "![MPICH: instructions per message](performance-mpich.png)"
+  fi
+  echo
+  echo "<!-- mpich:end -->"
+} >"$gen"
+if grep -q '^<!-- mpich:begin' "$doc"; then
+  awk -v gen="$gen" '/^<!-- mpich:begin/ { while ((getline l < gen) > 0) print l; skip = 1; next }
+    /^<!-- mpich:end/ { skip = 0; next } !skip' "$doc" >"$out/doc.md"
+else
+  { cat "$doc"; echo; cat "$gen"; } >"$out/doc.md"
+fi
+cp "$out/doc.md" "$doc"
+[ -f "$out/performance-mpich.png" ] && cp "$out/performance-mpich.png" "$root/docs/performance-mpich.png"
+echo "wrote docs/performance.md (mpich section) and docs/performance-mpich.png"
