@@ -416,15 +416,13 @@ TOYMPI_EV_COLD void toympi_ev_rendezvous__raise(const toympi_request_t *r, int s
  * Source: api. The caller says the level (see each call site); at API entry/exit with no
  * internal state held it is MPITEV_CB_REQUIRE_NONE. These deliver at once, so the tool
  * code they run is counted in toympi_g.in_tool (an MPI call it may not make is refused,
- * toympi_internal.h), inside the enabled branch only: a raise nobody listens to stays one
- * load and a branch. */
+ * toympi_internal.h). Used only inside the cold NAME__raise functions, which the hooks
+ * call after their own enabled check: a raise nobody listens to never gets here. */
 #define TOYMPI_API_RAISE(name, source, key, cb_safety, ...)                                \
     do {                                                                                   \
-        if (MPITEV_ENABLED(&name##_type)) {                                                \
-            toympi_g.in_tool++;                                                            \
-            MPITEV_RAISE_EVENT(name, (source), (key), (cb_safety), __VA_ARGS__);           \
-            toympi_g.in_tool--;                                                            \
-        }                                                                                  \
+        toympi_g.in_tool++;                                                                \
+        MPITEV_RAISE_EVENT(name, (source), (key), (cb_safety), __VA_ARGS__);               \
+        toympi_g.in_tool--;                                                                \
     } while (0)
 TOYMPI_EV_COLD void toympi_ev_cancel__raise(const toympi_request_t *r, int cancelled, int cb_safety)
 {
