@@ -11,7 +11,9 @@
 # docs/performance.md and plots docs/performance-mpich.png (gnuplot).
 #
 # usage: bench/mpich/run.sh [K]        from anywhere; default K=1000 (runs K and 2K)
-# Needs: sh integrations/mpich/build.sh stock-noevents stock-events mpitev (first).
+# Builds what it needs first (sh integrations/mpich/build.sh stock-noevents stock-events
+# mpitev: seconds when cached; tests/run.sh does not build stock-noevents, its first
+# build here takes 10-15 minutes).
 # Environment: MPITEV_MPICH_DIR (default build/integrations/mpich), MPITEV_BENCH_OUT=DIR
 #   (keep the raw outputs), MPICH_PINGPONG_RUNS (default 7), MPICH_PINGPONG_N (default
 #   100000 round trips), MPITEV_MPICH_NOWRITE=1 (print only, leave docs/ alone).
@@ -30,6 +32,7 @@ else
   trap 'rm -rf "$out"' EXIT
 fi
 variants="stock-noevents stock-events mpitev"
+[ -n "${MPITEV_MPICH_DIR:-}" ] || sh "$root/integrations/mpich/build.sh" $variants
 for v in $variants; do
   [ -x "$dir/$v/bin/mpicc" ] || { echo "bench/mpich: no $dir/$v: run sh integrations/mpich/build.sh $variants" >&2; exit 2; }
   "$dir/$v/bin/mpicc" -O2 -g "$root/bench/mpich/unexp.c" -o "$out/unexp.$v"
