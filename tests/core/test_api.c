@@ -151,6 +151,45 @@ static void native_callbacks_through_trampoline(void **state) {
     assert_false(MPITEV_ENABLED(&nat_ev));
 }
 
+/* ---- MPITEV_ANY_ENABLED: true while some type has a registration with a callback. ---- */
+static mpitev_type any_a, any_b;
+static void any_cb(const mpitev_instance *i, mpitev_reg r, int s, void *u) { (void)i; (void)r; (void)s; (void)u; }
+static unsigned listened(void) { return atomic_load(&mpitev__listened_types); }
+static void any_enabled_follows_the_sets(void **state) {
+    (void)state;
+    mpitev_type_desc ta = pair_desc("api_any_a", MPITEV_BIND_NO_OBJECT), tb = pair_desc("api_any_b", MPITEV_BIND_MPI_COMM);
+    OK(mpitev_type_declare(&any_a, &ta));
+    OK(mpitev_type_declare(&any_b, &tb));
+    assert_false(MPITEV_ANY_ENABLED());
+    mpitev_reg a1, a2, b1;
+    OK(mpitev_reg_alloc(tindex(&any_a), NULL, NULL, 0, &a1));
+    assert_false(MPITEV_ANY_ENABLED()); /* a registration without callback listens to nothing */
+    OK(mpitev_reg_set_callback(a1, MPITEV_CB_REQUIRE_NONE, any_cb, NULL, NULL, 0));
+    assert_true(MPITEV_ANY_ENABLED());
+    assert_int_equal(listened(), 1);
+    OK(mpitev_reg_alloc(tindex(&any_a), NULL, NULL, 0, &a2));
+    OK(mpitev_reg_set_callback(a2, MPITEV_CB_REQUIRE_NONE, any_cb, NULL, NULL, 0));
+    assert_int_equal(listened(), 1); /* counted per type, not per registration */
+    static int key;
+    OK(mpitev_reg_alloc(tindex(&any_b), &key, NULL, 0, &b1));
+    OK(mpitev_reg_set_callback(b1, MPITEV_CB_REQUIRE_NONE, any_cb, NULL, NULL, 0));
+    assert_int_equal(listened(), 2);
+    OK(mpitev_reg_free(a1, NULL, NULL));
+    assert_int_equal(listened(), 2); /* any_a still has a2 */
+    OK(mpitev_reg_set_callback(a2, MPITEV_CB_REQUIRE_NONE, NULL, NULL, NULL, 0));
+    assert_int_equal(listened(), 1); /* its last callback removed */
+    assert_true(MPITEV_ANY_ENABLED());
+    OK(mpitev_reg_free(b1, NULL, NULL));
+    assert_false(MPITEV_ANY_ENABLED());
+    /* finalize frees a2, listened to again: nothing listened to after it, nor after re-init */
+    OK(mpitev_reg_set_callback(a2, MPITEV_CB_REQUIRE_NONE, any_cb, NULL, NULL, 0));
+    assert_true(MPITEV_ANY_ENABLED());
+    OK(mpitev_finalize());
+    assert_false(MPITEV_ANY_ENABLED());
+    OK(mpitev_init());
+    assert_false(MPITEV_ANY_ENABLED());
+}
+
 /* ---- The adapter-only entry points hand ext back untouched, for every kind. ---- */
 static void ext_a(void) {}
 static void ext_b(void) {}
@@ -277,6 +316,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(omitted_ordering_is_unordered_and_lossless, core_setup, core_teardown),
         cmocka_unit_test_setup_teardown(native_callbacks_through_trampoline, core_setup, core_teardown),
+        cmocka_unit_test_setup_teardown(any_enabled_follows_the_sets, core_setup, core_teardown),
         cmocka_unit_test_setup_teardown(ext_entry_points_pass_ext, core_setup, core_teardown),
         cmocka_unit_test_setup_teardown(out_parameters, core_setup, core_teardown),
     };
