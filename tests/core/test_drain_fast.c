@@ -1,0 +1,210 @@
+/* The drain's fast cases (impl_drain.inc): a drain call that delivers one record from
+ * the slot of the last one (mpitev_source_drain / mpitev__drain_all, no call further),
+ * and records of the cache's entry for several deliveries, served by a quick loop of
+ * their own without the drainer's grace section (mpitev__drain_quick_several). Each
+ * test checks the path is taken (white-box: the drainer's grace counters, the cache's
+ * last slot) and that what a tool sees is right: payloads, types, counts, order, and
+ * nothing delivered after a free. */
+#define MPITEV_IMPLEMENTATION
+#include <mpitev/mpitev.h>
+#include "core_test.h"
+
+static mpitev_type ev1, ev2, evb;
+static mpitev_source so;
+static char objs[4];
+
+static int setup(void **state) {
+    if (core_setup(state)) return -1;
+    mpitev_type_desc d1 = pair_desc("ev1", MPITEV_BIND_NO_OBJECT);
+    mpitev_type_desc d2 = pair_desc("ev2", MPITEV_BIND_NO_OBJECT);
+    mpitev_type_desc db = pair_desc("evb", MPITEV_BIND_MPI_COMM);
+    mpitev_source_desc a = src_desc("so", MPITEV_SOURCE_ORDERED, NULL);
+    return (mpitev_source_declare(&so, &a) || mpitev_type_declare(&ev1, &d1) || mpitev_type_declare(&ev2, &d2) ||
+            mpitev_type_declare(&evb, &db))
+               ? -1
+               : 0;
+}
+
+/* Whether the drain delivering now is inside a drainer's grace section (the general
+ * drain, and the live deliveries after a registration change, enter one; the quick
+ * drains do not). */
+static int in_grace(void) {
+    const struct mpitev__srcbuf *b = so.mpitev__buf;
+    return atomic_load(&b->grace.inflight[0]) + atomic_load(&b->grace.inflight[1]) != 0;
+}
+
+/* One callback for everything: checks the payload against the expected sequence,
+ * records the type and whether it ran inside a grace section. */
+#define MAXC 64
+static struct call {
+    int tag, type, a, graced;
+} calls[MAXC];
+static int ncalls;
+static void cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud) {
+    (void)reg; (void)cb_safety;
+    assert_true(ncalls < MAXC);
+    struct call *c = &calls[ncalls++];
+    struct pair p;
+    OK(mpitev_instance_copy(inst, &p));
+    OK(mpitev_instance_type(inst, &c->type));
+    c->tag = *(const int *)ud;
+    c->a = p.a;
+    c->graced = in_grace();
+}
+static int tagv[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+
+static mpitev_reg reg_buf(mpitev_type *t, const void *obj, int tag) {
+    mpitev_reg r;
+    mpitev_kv kv = { "mpitev_buffered", "true" };
+    OK(mpitev_reg_alloc(tindex(t), obj, &kv, 1, &r));
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, cb, &tagv[tag], NULL, 0));
+    return r;
+}
+static void raise1(mpitev_type *t, const void *obj, int a) {
+    struct pair p = { a, -a };
+    MPITEV_RAISE(t, &so, obj, MPITEV_CB_REQUIRE_NONE, &p);
+}
+static int drain(void) {
+    int n = -1;
+    OK(mpitev_source_drain(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE, &n));
+    return n;
+}
+
+/* One record per drain call, types alternating: each call is served by the slot of its
+ * type (remembered as the cache's last slot), with the instance's type and payload
+ * right, through MPITEV_DRAIN (mpitev__drain_all) and mpitev_source_drain alike. */
+static void one_record_per_call(void **state) {
+    (void)state;
+    mpitev_reg r1 = reg_buf(&ev1, NULL, 1), r2 = reg_buf(&ev2, NULL, 2);
+    ncalls = 0;
+    raise1(&ev1, NULL, 100); /* first records: the general drain fills the slots */
+    raise1(&ev2, NULL, 101);
+    assert_int_equal(drain(), 2);
+    const struct mpitev__drain_slot *s2 = so.mpitev__buf->cache.last;
+    assert_int_equal(s2->type->mpitev__index, tindex(&ev2));
+    for (int i = 0; i < 10; i++) {
+        mpitev_type *t = (i & 2) ? &ev2 : &ev1;
+        raise1(t, NULL, i);
+        if (i & 1) MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+        else assert_int_equal(drain(), 1);
+        /* the slot that served it is the one the next call starts from */
+        assert_int_equal(so.mpitev__buf->cache.last->type->mpitev__index, tindex(t));
+    }
+    assert_int_equal(ncalls, 12);
+    for (int i = 0; i < 10; i++) {
+        struct call *c = &calls[2 + i];
+        assert_int_equal(c->a, i);
+        assert_int_equal(c->tag, (i & 2) ? 2 : 1);
+        assert_int_equal(c->type, tindex((i & 2) ? &ev2 : &ev1));
+        assert_int_equal(c->graced, 0); /* quick: no grace section */
+    }
+    /* A callback changed nothing: nothing left, nothing due but the buffering. */
+    assert_int_equal(drain(), 0);
+    OK(mpitev_reg_free(r1, NULL, NULL));
+    OK(mpitev_reg_free(r2, NULL, NULL));
+}
+
+/* Two and three registrations on one object: once the cache holds the record's
+ * deliveries, records are delivered without a grace section, in order, every
+ * registration once per record, interleaved with single-delivery records. */
+static void several_deliveries_are_quick(void **state) {
+    (void)state;
+    mpitev_reg x[3], y;
+    for (int i = 0; i < 3; i++) x[i] = reg_buf(&evb, &objs[1], i);
+    y = reg_buf(&ev1, NULL, 5);
+    ncalls = 0;
+    raise1(&evb, &objs[1], 0); /* fills the entry for several deliveries */
+    raise1(&ev1, NULL, 0);     /* and a slot */
+    assert_int_equal(drain(), 4);
+    ncalls = 0;
+    for (int i = 1; i <= 4; i++) raise1(&evb, &objs[1], i);
+    raise1(&ev1, NULL, 5);
+    raise1(&evb, &objs[1], 6);
+    assert_int_equal(drain(), 4 * 3 + 1 + 3);
+    assert_int_equal(ncalls, 16);
+    int k = 0;
+    for (int i = 1; i <= 6; i++) {
+        int ntags = i == 5 ? 1 : 3;
+        for (int j = 0; j < ntags; j++, k++) {
+            assert_int_equal(calls[k].a, i);
+            assert_int_equal(calls[k].tag, i == 5 ? 5 : j);
+            assert_int_equal(calls[k].type, tindex(i == 5 ? &ev1 : &evb));
+            assert_int_equal(calls[k].graced, 0);
+        }
+    }
+    for (int i = 0; i < 3; i++) OK(mpitev_reg_free(x[i], NULL, NULL));
+    OK(mpitev_reg_free(y, NULL, NULL));
+}
+
+/* A callback of a cached record with several deliveries frees a later registration of
+ * the same record: the record's rest goes live (inside a grace section), the freed one
+ * gets nothing more, its undelivered instance is counted and reported before its free
+ * callback, and the next records are right. */
+static mpitev_reg victim;
+static int kill_at = -1, dropped_seen, freed_seen, free_after_drop;
+static void victim_dropped(mpitev_count_t n, mpitev_reg reg, int source_index, int cb_safety, void *ud) {
+    (void)reg; (void)source_index; (void)cb_safety; (void)ud;
+    dropped_seen += (int)n;
+}
+static void victim_freed(mpitev_reg reg, int cb_safety, void *ud) {
+    (void)reg; (void)cb_safety; (void)ud;
+    freed_seen++;
+    free_after_drop = dropped_seen;
+}
+static void killer(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud) {
+    cb(inst, reg, cb_safety, ud);
+    if (calls[ncalls - 1].a == kill_at) OK(mpitev_reg_free(victim, NULL, victim_freed));
+}
+static void free_inside_a_record_goes_live(void **state) {
+    (void)state;
+    mpitev_kv kv = { "mpitev_buffered", "true" };
+    mpitev_reg k, mid;
+    OK(mpitev_reg_alloc(tindex(&evb), &objs[2], &kv, 1, &k));
+    OK(mpitev_reg_set_callback(k, MPITEV_CB_REQUIRE_NONE, killer, &tagv[0], NULL, 0));
+    mid = reg_buf(&evb, &objs[2], 1);
+    OK(mpitev_reg_alloc(tindex(&evb), &objs[2], &kv, 1, &victim));
+    OK(mpitev_reg_set_callback(victim, MPITEV_CB_REQUIRE_NONE, cb, &tagv[2], NULL, 0));
+    OK(mpitev_reg_set_dropped_handler(victim, victim_dropped));
+    dropped_seen = freed_seen = 0;
+    free_after_drop = -1;
+    ncalls = 0;
+    raise1(&evb, &objs[2], 0); /* fills the entry */
+    assert_int_equal(drain(), 3);
+    ncalls = 0;
+    kill_at = 2;
+    for (int i = 1; i <= 3; i++) raise1(&evb, &objs[2], i);
+    /* 1: three deliveries from the cache; 2: the killer frees the victim, the middle one
+     * is delivered live, the victim's is dropped; 3 (raised before the free): killer and
+     * middle, the victim's dropped again. */
+    assert_int_equal(drain(), 7);
+    static const int want_tag[] = { 0, 1, 2, 0, 1, 0, 1 }, want_a[] = { 1, 1, 1, 2, 2, 3, 3 };
+    assert_int_equal(ncalls, 7);
+    for (int i = 0; i < 7; i++) {
+        assert_int_equal(calls[i].tag, want_tag[i]);
+        assert_int_equal(calls[i].a, want_a[i]);
+    }
+    assert_int_equal(calls[0].graced, 0); /* from the cache, quick */
+    assert_int_equal(calls[2].graced, 0);
+    assert_int_equal(calls[4].graced, 1); /* the rest of record 2, live */
+    for (int i = 0; i < 4 && freed_seen == 0; i++) (void)drain();
+    /* delivered 1 + dropped 2 = the 3 raised while active; reported before free_cb */
+    assert_int_equal(dropped_seen, 2);
+    assert_int_equal(freed_seen, 1);
+    assert_int_equal(free_after_drop, 2);
+    raise1(&evb, &objs[2], 4);
+    ncalls = 0;
+    assert_int_equal(drain(), 2);
+    assert_int_equal(calls[0].tag, 0);
+    assert_int_equal(calls[1].tag, 1);
+    OK(mpitev_reg_free(k, NULL, NULL));
+    OK(mpitev_reg_free(mid, NULL, NULL));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(one_record_per_call, setup, core_teardown),
+        cmocka_unit_test_setup_teardown(several_deliveries_are_quick, setup, core_teardown),
+        cmocka_unit_test_setup_teardown(free_inside_a_record_goes_live, setup, core_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
