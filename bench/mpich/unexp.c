@@ -3,11 +3,11 @@
  * every MPICH variant of integrations/mpich.
  *
  * usage: mpiexec -n 2 unexp K [none|cb2|cball]
- *   Rank 1 sleeps while rank 0 sends K small messages (tags 0..K-1; rank 0's sends wait
- *   for shared-memory cells as needed), then both enter MPI_Barrier, in which rank 1's
+ *   Rank 1 waits, making no progress, until rank 0 has sent K small messages (tags
+ *   0..K-1, into shared-memory cells), then both enter MPI_Barrier, in which rank 1's
  *   progress engine moves all K into its unexpected queue; rank 1 then receives them in
- *   send order (each found at the head of the queue). bench_pattern() is that whole
- *   exchange: run callgrind with --toggle-collect=bench_pattern, and the difference of two
+ *   send order (each found at the head of the queue). bench_pattern() is the barrier and
+ *   the receives: run callgrind with --toggle-collect=bench_pattern, and the difference of two
  *   runs with different K, divided by the difference of K, is the cost of one message on
  *   the unexpected path (arrival, queueing, matching, copy, plus whatever event code
  *   each build has), without MPI_Init / MPI_Finalize.
@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static void empty_cb(MPI_T_event_instance e, MPI_T_event_registration r, MPI_T_cb_safety s, void *u)
 {
@@ -65,19 +66,49 @@ static int attach(int all)
 
 static char buf[64];
 
-__attribute__((noinline)) void bench_pattern(int rank, int k)
+/* Rank 0 sends all K messages before rank 1 polls at all: rank 1 waits, without making
+ * progress, for a file rank 0 creates once its sends have returned (a fixed sleep was
+ * not enough on a loaded machine: with part of the messages still to come, rank 1's
+ * progress engine made extra empty polls, a different count every run). Both ranks are
+ * children of the same hydra proxy, hence the path. Not measured: bench_pattern starts
+ * after it. */
+static void sent_flag(char *path, size_t n)
 {
+    snprintf(path, n, "/tmp/mpitev-unexp-%ld.sent", (long)getppid());
+}
+
+static void send_then_wait(int rank, int k)
+{
+    char path[64];
+    sent_flag(path, sizeof path);
     if (rank == 0) {
         for (int i = 0; i < k; i++)
             MPI_Send(buf, 8, MPI_BYTE, 1, i, MPI_COMM_WORLD);
+        FILE *f = fopen(path, "w");
+        if (f)
+            fclose(f);
     } else {
-        struct timespec ts = {0, 300000000};
-        nanosleep(&ts, NULL); /* no polling while rank 0 fills the cells */
+        struct timespec ts = {0, 20000000};
+        for (int waited = 0; access(path, F_OK) != 0 && waited < 3000; waited++)
+            nanosleep(&ts, NULL); /* no polling while rank 0 fills the cells */
+        unlink(path);
     }
+}
+
+/* The measured part: the barrier, in which rank 1's progress engine moves all K
+ * messages into its unexpected queue, and the K receives. */
+__attribute__((noinline)) void bench_pattern(int rank, int k)
+{
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 1)
         for (int i = 0; i < k; i++)
             MPI_Recv(buf, 8, MPI_BYTE, 0, i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+static void exchange(int rank, int k)
+{
+    send_then_wait(rank, k);
+    bench_pattern(rank, k);
 }
 
 int main(int argc, char **argv)
@@ -114,8 +145,8 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int attached = strcmp(mode, "none") == 0 ? 0 : attach(strcmp(mode, "cball") == 0);
-    bench_pattern(rank, 8); /* warm up: first-use allocations out of the measured run */
-    bench_pattern(rank, k);
+    exchange(rank, 8); /* warm up: first-use allocations out of the measured run */
+    exchange(rank, k);
     if (rank == 1)
         printf("unexp: K=%d mode=%s callbacks=%d\n", k, mode, attached);
     MPI_Finalize();
