@@ -74,7 +74,7 @@ static int index_of_ev(void) {
     return i;
 }
 static mpitev_reg reg_with(mpitev_event_cb cb, void *ud) {
-    mpitev_reg r;
+    mpitev_reg r = { 0 }; /* set by mpitev_reg_alloc; initialised for gcc -O2 -g (maybe-uninitialized) */
     OK(mpitev_reg_alloc(index_of_ev(), NULL, &(mpitev_kv){ "some_hint", "kept as a string" }, 1, &r));
     OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, cb, ud, NULL, 0));
     return r;
