@@ -200,11 +200,80 @@ static void free_inside_a_record_goes_live(void **state) {
     OK(mpitev_reg_free(mid, NULL, NULL));
 }
 
+/* The cache keeps callbacks chosen for the level of the drain that filled it. A drain
+ * at another cb_safety must not use them: a callback registered for
+ * MPITEV_CB_REQUIRE_NONE only is not safe for a drain at MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE
+ * (the instance is dropped, and reported), and the first level is served again after. */
+static int drops_at_level;
+static void level_dropped(mpitev_count_t n, mpitev_reg reg, int source_index, int cb_safety, void *ud) {
+    (void)reg; (void)source_index; (void)cb_safety; (void)ud;
+    drops_at_level += (int)n;
+}
+static void other_level_is_not_served(void **state) {
+    (void)state;
+    mpitev_reg r = reg_buf(&ev1, NULL, 1);
+    OK(mpitev_reg_set_dropped_handler(r, level_dropped));
+    drops_at_level = 0;
+    ncalls = 0;
+    for (int i = 0; i < 3; i++) { /* fills the slot at NONE, then served from it */
+        raise1(&ev1, NULL, i);
+        assert_int_equal(drain(), 1);
+    }
+    for (int i = 3; i < 5; i++) {
+        raise1(&ev1, NULL, i);
+        int n = -1;
+        OK(mpitev_source_drain(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, &n));
+        assert_int_equal(n, 0);
+    }
+    raise1(&ev1, NULL, 5);
+    MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE);
+    assert_int_equal(ncalls, 3);
+    raise1(&ev1, NULL, 6);
+    assert_int_equal(drain(), 1);
+    raise1(&ev1, NULL, 7);
+    assert_int_equal(drain(), 1);
+    assert_int_equal(ncalls, 5);
+    assert_int_equal(drops_at_level, 3); /* the three at the unsafe level, all reported */
+    assert_int_equal(calls[3].a, 6);
+    assert_int_equal(calls[4].a, 7);
+    assert_int_equal(calls[4].graced, 0); /* quick again at NONE */
+    OK(mpitev_reg_free(r, NULL, NULL));
+}
+
+/* Records of one type for two objects, alternating: each (set, object) has a slot of its
+ * own, so once both are filled every record is served quickly (no grace section: no
+ * refill by the general drain), with the right registration. */
+static void alternating_objects_are_quick(void **state) {
+    (void)state;
+    mpitev_reg r0 = reg_buf(&evb, &objs[0], 0), r1 = reg_buf(&evb, &objs[1], 1);
+    ncalls = 0;
+    raise1(&evb, &objs[0], 0);
+    raise1(&evb, &objs[1], 1);
+    assert_int_equal(drain(), 2);
+    ncalls = 0;
+    for (int i = 0; i < 8; i++) raise1(&evb, &objs[i & 1], 10 + i);
+    assert_int_equal(drain(), 8);
+    for (int i = 0; i < 4; i++) { /* and one record per call */
+        raise1(&evb, &objs[i & 1], 20 + i);
+        assert_int_equal(drain(), 1);
+    }
+    assert_int_equal(ncalls, 12);
+    for (int i = 0; i < 12; i++) {
+        assert_int_equal(calls[i].a, i < 8 ? 10 + i : 20 + i - 8);
+        assert_int_equal(calls[i].tag, i & 1);
+        assert_int_equal(calls[i].graced, 0);
+    }
+    OK(mpitev_reg_free(r0, NULL, NULL));
+    OK(mpitev_reg_free(r1, NULL, NULL));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(one_record_per_call, setup, core_teardown),
         cmocka_unit_test_setup_teardown(several_deliveries_are_quick, setup, core_teardown),
         cmocka_unit_test_setup_teardown(free_inside_a_record_goes_live, setup, core_teardown),
+        cmocka_unit_test_setup_teardown(other_level_is_not_served, setup, core_teardown),
+        cmocka_unit_test_setup_teardown(alternating_objects_are_quick, setup, core_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
