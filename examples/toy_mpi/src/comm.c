@@ -51,17 +51,6 @@ MPI_Comm toympi_comm_handle(const toympi_comm_t *c)
     return (MPI_Comm)(TOYMPI_KIND_COMM | (unsigned)c->index);
 }
 
-uint64_t toympi_comm_table_gen;
-
-toympi_comm_t *toympi_comm_by_context(uint32_t context_id)
-{
-    uint32_t base = context_id & ~1u;
-    for (int i = 1; i < comms_cap; i++)
-        if (comms[i] && comms[i]->context_id == base)
-            return comms[i];
-    return NULL;
-}
-
 static toympi_comm_t *comm_new(int fixed_index, uint32_t ctx, int rank, int size)
 {
     int idx = fixed_index;
@@ -87,8 +76,8 @@ static toympi_comm_t *comm_new(int fixed_index, uint32_t ctx, int rank, int size
     c->ev_key = idx == 1 ? TOYMPI_EV_KEY_WORLD : idx == 2 ? TOYMPI_EV_KEY_SELF : next_ev_key++;
     c->refs = 1; /* the handle's */
     comms[idx] = c;
-    toympi_comm_table_gen++;
     ctx_mark(ctx, 1);
+    toympi_events_ctx_bind(ctx, c);
     return c;
 }
 
@@ -100,9 +89,9 @@ static void comm_delete(toympi_comm_t *c, int cb_safety)
     c->releasing = 1;
     toympi_ev_comm_free(c, cb_safety);
     ctx_mark(c->context_id, 0);
+    toympi_events_ctx_bind(c->context_id, NULL);
     toympi_errhandler_unref(c->errhandler);
     comms[c->index] = NULL;
-    toympi_comm_table_gen++;
     free(c->world_ranks);
     free(c);
 }

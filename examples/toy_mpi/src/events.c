@@ -147,22 +147,13 @@ int toympi_events_level(void)
                                                          : MPITEV_CB_REQUIRE_MPI_RESTRICTED;
 }
 
-const void *toympi_events_ctx_key(uint32_t context_id)
+const void *toympi_events_ctx_keys[TOYMPI_MAX_CONTEXTS / 2];
+
+void toympi_events_ctx_bind(uint32_t context_id, const toympi_comm_t *c)
 {
-    /* The engine raises several events per message for the same communicator: the last
-     * lookup is kept until the communicator table changes (keys are never reused, but a
-     * context id is, once its communicator is gone). Engine events are raised by one
-     * control flow at a time (the toy is at most MPI_THREAD_SERIALIZED). */
-    static uint32_t last_ctx;
-    static uint64_t last_gen;
-    static const void *last_key;
-    uint32_t base = context_id & ~1u;
-    if (base == last_ctx && last_gen == toympi_comm_table_gen && last_key)
-        return last_key;
-    const toympi_comm_t *c = toympi_comm_by_context(context_id);
-    const void *key = c ? TOYMPI_EV_KEY(c) : NULL;
-    last_ctx = base;
-    last_gen = toympi_comm_table_gen;
-    last_key = key;
-    return key;
+    /* Context ids come from comm.c's pair allocator, below TOYMPI_MAX_CONTEXTS. The
+     * engine raises by one control flow at a time (the toy is at most
+     * MPI_THREAD_SERIALIZED), as the communicator table changes: plain stores. */
+    if (context_id < TOYMPI_MAX_CONTEXTS)
+        toympi_events_ctx_keys[context_id / 2] = c ? TOYMPI_EV_KEY(c) : NULL;
 }

@@ -200,9 +200,21 @@ int toympi_events_level(void) TOYMPI_HIDDEN;
  * toympi_progress_poll (progress.c), the one drain, with MPITEV_DRAIN; the callbacks run
  * counted in toympi_g.in_tool. */
 /* Object key of the communicator owning a context id (NULL if none: such an instance is
- * delivered to no communicator-bound registration). */
-const void *toympi_events_ctx_key(uint32_t context_id) TOYMPI_HIDDEN;
+ * delivered to no communicator-bound registration). A table indexed by context pair,
+ * kept by comm.c through toympi_events_ctx_bind when a communicator takes or gives back
+ * its pair: the engine raises several events per message and only has the context id,
+ * so the lookup is a shift, a mask and a load (a cached table scan cost 13 instructions
+ * per event, and its call the raise's registers). Context ids are below
+ * TOYMPI_MAX_CONTEXTS (comm.c's pair allocator, on both sides of a connection); the mask
+ * only keeps a corrupt one inside the table. */
 #define TOYMPI_EV_KEY(c) ((const void *)(uintptr_t)(c)->ev_key)
+extern const void *toympi_events_ctx_keys[TOYMPI_MAX_CONTEXTS / 2] TOYMPI_HIDDEN;
+static inline const void *toympi_events_ctx_key(uint32_t context_id)
+{
+    return toympi_events_ctx_keys[(context_id / 2) % (TOYMPI_MAX_CONTEXTS / 2)];
+}
+/* c took the pair of context_id (at creation), or NULL: the pair is given back. */
+void toympi_events_ctx_bind(uint32_t context_id, const toympi_comm_t *c) TOYMPI_HIDDEN;
 #define TOYMPI_EV_KEY_WORLD 1u
 #define TOYMPI_EV_KEY_SELF 2u
 
@@ -234,17 +246,49 @@ static inline int32_t toympi_ev_tag(const toympi_request_t *r)
     return r->tag;
 }
 
-/* Every hook below is a macro (the enabled check, in place) and an out-of-line raise
- * (NAME__raise, cold, never inlined): a raise site nobody listens to is one load and an
- * untaken branch in the caller; the hook's arguments (queue lengths, pointers) are
- * evaluated only inside the branch, and the payload's temporaries, the object-key
- * lookup and the record writes live in the cold function, so the caller keeps almost
- * the code it has without events. With a tool attached, each raise pays one call. */
+/* Every hook below is a macro toympi_ev_NAME (the enabled check, in place), a raise
+ * function toympi_ev_NAME__raise (static inline, always inlined: the payload, the object
+ * key, the record writes) and its out-of-line copy toympi_ev_NAME__call (never inlined,
+ * TOYMPI_EV_OUTLINE), which the macro calls: a raise site nobody listens to is one load
+ * and an untaken branch in the caller, whose code stays almost what it is without events
+ * (no registers saved and no frame for a raise that does not happen); with a tool
+ * attached, that raise pays one call.
+ *
+ * A function with several hooks on the message path (matching.c, protocol.c) instead
+ * tests MPITEV_ANY_ENABLED() once and runs a copy of itself with the raises inlined
+ * (TOYMPI_EV_INLINE(NAME, ...), the check and toympi_ev_NAME__raise in place), kept out
+ * of line too: the copy without them pays that one test however many hooks it has, and
+ * a tool's raises pay no call. */
 #if defined(__GNUC__)
-#define TOYMPI_EV_COLD static __attribute__((cold, noinline, unused))
+#define TOYMPI_EV_RAISE static inline __attribute__((always_inline, unused))
+#define TOYMPI_EV_NOINLINE __attribute__((noinline, unused))
 #else
-#define TOYMPI_EV_COLD static
+#define TOYMPI_EV_RAISE static inline
+#define TOYMPI_EV_NOINLINE
 #endif
+#define TOYMPI_EV_OUTLINE(name, params, args)                                              \
+    static TOYMPI_EV_NOINLINE void toympi_ev_##name##__call params                         \
+    {                                                                                      \
+        toympi_ev_##name##__raise args;                                                    \
+    }
+#define TOYMPI_EV_INLINE(name, ...)                                                        \
+    do {                                                                                   \
+        if (MPITEV_ENABLED(&toympi_##name##_type))                                         \
+            toympi_ev_##name##__raise(__VA_ARGS__);                                        \
+    } while (0)
+/* For the split: the function's body, always inlined, with a constant `ev` parameter
+ * (1 in the copy with hooks, 0 in the other), and its hooks written
+ * TOYMPI_EV_IF(ev, NAME, ...); the copy with hooks is TOYMPI_EV_NOINLINE. */
+#if defined(__GNUC__)
+#define TOYMPI_EV_BODY static inline __attribute__((always_inline))
+#else
+#define TOYMPI_EV_BODY static inline
+#endif
+#define TOYMPI_EV_IF(ev, name, ...)                                                        \
+    do {                                                                                   \
+        if (ev)                                                                            \
+            TOYMPI_EV_INLINE(name, __VA_ARGS__);                                           \
+    } while (0)
 
 /* ============================================================ the matching engine
  * Source: engine. Level: MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE. These run inside
@@ -256,11 +300,11 @@ static inline int32_t toympi_ev_tag(const toympi_request_t *r)
  * tool code only ever sees them from the drain in progress.c. The hooks take the engine's
  * own objects; the arguments after the key are the payload members, in table order. */
 #define TOYMPI_ENGINE_RAISE(name, key, ...)                                                \
-    MPITEV_RAISE_EVENT(name, &toympi_events_src_engine, (key),                            \
-                       MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, __VA_ARGS__)
+    MPITEV_RAISE_EVENT_CHECKED(name, &toympi_events_src_engine, (key),                    \
+                               MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, __VA_ARGS__)
 
 /* a message envelope (EAGER or RTS header) arrived from a peer */
-TOYMPI_EV_COLD void toympi_ev_message_arrived__raise(uint32_t context_id, int src, int tag, size_t bytes,
+TOYMPI_EV_RAISE void toympi_ev_message_arrived__raise(uint32_t context_id, int src, int tag, size_t bytes,
                                              int rendezvous, uint64_t seq)
 {
     TOYMPI_ENGINE_RAISE(toympi_message_arrived, toympi_events_ctx_key(context_id),
@@ -268,25 +312,27 @@ TOYMPI_EV_COLD void toympi_ev_message_arrived__raise(uint32_t context_id, int sr
                         rendezvous ? TOYMPI_EV_RENDEZVOUS_PROTO : TOYMPI_EV_EAGER,
                         (mpitev_count_t)bytes, seq);
 }
+TOYMPI_EV_OUTLINE(message_arrived, (uint32_t context_id, int src, int tag, size_t bytes, int rendezvous, uint64_t seq), (context_id, src, tag, bytes, rendezvous, seq))
 #define toympi_ev_message_arrived(context_id, src, tag, bytes, rendezvous, seq)            \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_message_arrived_type))                                  \
-            toympi_ev_message_arrived__raise((context_id), (src), (tag), (bytes), (rendezvous), (seq));\
+            toympi_ev_message_arrived__call((context_id), (src), (tag), (bytes), (rendezvous), (seq));\
     } while (0)
 
 /* search of the posted-receive queue for an arriving message */
-TOYMPI_EV_COLD void toympi_ev_search_posted_begin__raise(uint32_t context_id, int src, int tag,
+TOYMPI_EV_RAISE void toympi_ev_search_posted_begin__raise(uint32_t context_id, int src, int tag,
                                                  size_t qlen, uint64_t seq)
 {
     TOYMPI_ENGINE_RAISE(toympi_search_posted_begin, toympi_events_ctx_key(context_id),
                         (int32_t)context_id, src, tag, (int32_t)qlen, -1, seq, 0);
 }
+TOYMPI_EV_OUTLINE(search_posted_begin, (uint32_t context_id, int src, int tag, size_t qlen, uint64_t seq), (context_id, src, tag, qlen, seq))
 #define toympi_ev_search_posted_begin(context_id, src, tag, qlen, seq)                     \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_search_posted_begin_type))                              \
-            toympi_ev_search_posted_begin__raise((context_id), (src), (tag), (qlen), (seq));\
+            toympi_ev_search_posted_begin__call((context_id), (src), (tag), (qlen), (seq));\
     } while (0)
-TOYMPI_EV_COLD void toympi_ev_search_posted_end__raise(uint32_t context_id, int src, int tag,
+TOYMPI_EV_RAISE void toympi_ev_search_posted_end__raise(uint32_t context_id, int src, int tag,
                                                size_t qlen, uint64_t seq,
                                                const toympi_request_t *found)
 {
@@ -294,78 +340,85 @@ TOYMPI_EV_COLD void toympi_ev_search_posted_end__raise(uint32_t context_id, int 
                         (int32_t)context_id, src, tag, (int32_t)qlen, found != NULL, seq,
                         found ? found->ev_id : 0);
 }
+TOYMPI_EV_OUTLINE(search_posted_end, (uint32_t context_id, int src, int tag, size_t qlen, uint64_t seq, const toympi_request_t *found), (context_id, src, tag, qlen, seq, found))
 #define toympi_ev_search_posted_end(context_id, src, tag, qlen, seq, found)                \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_search_posted_end_type))                                \
-            toympi_ev_search_posted_end__raise((context_id), (src), (tag), (qlen), (seq), (found));\
+            toympi_ev_search_posted_end__call((context_id), (src), (tag), (qlen), (seq), (found));\
     } while (0)
 
 /* search of the unexpected-message queue for a newly posted receive */
-TOYMPI_EV_COLD void toympi_ev_search_unexpected_begin__raise(const toympi_request_t *r, size_t qlen)
+TOYMPI_EV_RAISE void toympi_ev_search_unexpected_begin__raise(const toympi_request_t *r, size_t qlen)
 {
     TOYMPI_ENGINE_RAISE(toympi_search_unexpected_begin, toympi_events_ctx_key(r->context_id),
                         (int32_t)r->context_id, r->src, r->tag, (int32_t)qlen, -1, r->ev_id, 0);
 }
+TOYMPI_EV_OUTLINE(search_unexpected_begin, (const toympi_request_t *r, size_t qlen), (r, qlen))
 #define toympi_ev_search_unexpected_begin(r, qlen)                                         \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_search_unexpected_begin_type))                          \
-            toympi_ev_search_unexpected_begin__raise((r), (qlen));                         \
+            toympi_ev_search_unexpected_begin__call((r), (qlen));                         \
     } while (0)
-TOYMPI_EV_COLD void toympi_ev_search_unexpected_end__raise(const toympi_request_t *r, size_t qlen,
+TOYMPI_EV_RAISE void toympi_ev_search_unexpected_end__raise(const toympi_request_t *r, size_t qlen,
                                                    const toympi_unexpected_t *found)
 {
     TOYMPI_ENGINE_RAISE(toympi_search_unexpected_end, toympi_events_ctx_key(r->context_id),
                         (int32_t)r->context_id, r->src, r->tag, (int32_t)qlen, found != NULL,
                         r->ev_id, found ? found->seq : 0);
 }
+TOYMPI_EV_OUTLINE(search_unexpected_end, (const toympi_request_t *r, size_t qlen, const toympi_unexpected_t *found), (r, qlen, found))
 #define toympi_ev_search_unexpected_end(r, qlen, found)                                    \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_search_unexpected_end_type))                            \
-            toympi_ev_search_unexpected_end__raise((r), (qlen), (found));                  \
+            toympi_ev_search_unexpected_end__call((r), (qlen), (found));                  \
     } while (0)
 
 /* the queues themselves (queue_length after the change) */
-TOYMPI_EV_COLD void toympi_ev_posted_insert__raise(const toympi_request_t *r, size_t qlen)
+TOYMPI_EV_RAISE void toympi_ev_posted_insert__raise(const toympi_request_t *r, size_t qlen)
 {
     TOYMPI_ENGINE_RAISE(toympi_posted_insert, toympi_events_ctx_key(r->context_id),
                         (int32_t)r->context_id, r->src, r->tag, (int32_t)qlen, r->ev_id);
 }
+TOYMPI_EV_OUTLINE(posted_insert, (const toympi_request_t *r, size_t qlen), (r, qlen))
 #define toympi_ev_posted_insert(r, qlen)                                                   \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_posted_insert_type))                                    \
-            toympi_ev_posted_insert__raise((r), (qlen));                                   \
+            toympi_ev_posted_insert__call((r), (qlen));                                   \
     } while (0)
-TOYMPI_EV_COLD void toympi_ev_posted_remove__raise(const toympi_request_t *r, size_t qlen)
+TOYMPI_EV_RAISE void toympi_ev_posted_remove__raise(const toympi_request_t *r, size_t qlen)
 {
     TOYMPI_ENGINE_RAISE(toympi_posted_remove, toympi_events_ctx_key(r->context_id),
                         (int32_t)r->context_id, r->src, r->tag, (int32_t)qlen, r->ev_id);
 }
+TOYMPI_EV_OUTLINE(posted_remove, (const toympi_request_t *r, size_t qlen), (r, qlen))
 #define toympi_ev_posted_remove(r, qlen)                                                   \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_posted_remove_type))                                    \
-            toympi_ev_posted_remove__raise((r), (qlen));                                   \
+            toympi_ev_posted_remove__call((r), (qlen));                                   \
     } while (0)
-TOYMPI_EV_COLD void toympi_ev_unexpected_insert__raise(const toympi_unexpected_t *u, size_t qlen)
+TOYMPI_EV_RAISE void toympi_ev_unexpected_insert__raise(const toympi_unexpected_t *u, size_t qlen)
 {
     TOYMPI_ENGINE_RAISE(toympi_unexpected_insert, toympi_events_ctx_key(u->context_id),
                         (int32_t)u->context_id, u->src, u->tag, (int32_t)qlen,
                         (mpitev_count_t)u->bytes, u->seq);
 }
+TOYMPI_EV_OUTLINE(unexpected_insert, (const toympi_unexpected_t *u, size_t qlen), (u, qlen))
 #define toympi_ev_unexpected_insert(u, qlen)                                               \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_unexpected_insert_type))                                \
-            toympi_ev_unexpected_insert__raise((u), (qlen));                               \
+            toympi_ev_unexpected_insert__call((u), (qlen));                               \
     } while (0)
-TOYMPI_EV_COLD void toympi_ev_unexpected_remove__raise(const toympi_unexpected_t *u, size_t qlen)
+TOYMPI_EV_RAISE void toympi_ev_unexpected_remove__raise(const toympi_unexpected_t *u, size_t qlen)
 {
     TOYMPI_ENGINE_RAISE(toympi_unexpected_remove, toympi_events_ctx_key(u->context_id),
                         (int32_t)u->context_id, u->src, u->tag, (int32_t)qlen,
                         (mpitev_count_t)u->bytes, u->seq);
 }
+TOYMPI_EV_OUTLINE(unexpected_remove, (const toympi_unexpected_t *u, size_t qlen), (u, qlen))
 #define toympi_ev_unexpected_remove(u, qlen)                                               \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_unexpected_remove_type))                                \
-            toympi_ev_unexpected_remove__raise((u), (qlen));                               \
+            toympi_ev_unexpected_remove__call((u), (qlen));                               \
     } while (0)
 
 /* payload movement; is_send tells the side; rendezvous: via RTS/CTS/DATA. bytes: the
@@ -374,30 +427,32 @@ TOYMPI_EV_COLD void toympi_ev_unexpected_remove__raise(const toympi_unexpected_t
     (int32_t)(r)->context_id, toympi_ev_peer(r), toympi_ev_tag(r), (is_send),              \
         (rendezvous) ? TOYMPI_EV_RENDEZVOUS_PROTO : TOYMPI_EV_EAGER,                       \
         (mpitev_count_t)((is_send) ? (r)->bytes : (size_t)(r)->status.toympi_count), (r)->ev_id
-TOYMPI_EV_COLD void toympi_ev_transfer_begin__raise(const toympi_request_t *r, int is_send, int rendezvous)
+TOYMPI_EV_RAISE void toympi_ev_transfer_begin__raise(const toympi_request_t *r, int is_send, int rendezvous)
 {
     TOYMPI_ENGINE_RAISE(toympi_transfer_begin, toympi_events_ctx_key(r->context_id),
                         TOYMPI__TRANSFER_PAYLOAD(r, is_send, rendezvous));
 }
+TOYMPI_EV_OUTLINE(transfer_begin, (const toympi_request_t *r, int is_send, int rendezvous), (r, is_send, rendezvous))
 #define toympi_ev_transfer_begin(r, is_send, rendezvous)                                   \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_transfer_begin_type))                                   \
-            toympi_ev_transfer_begin__raise((r), (is_send), (rendezvous));                 \
+            toympi_ev_transfer_begin__call((r), (is_send), (rendezvous));                 \
     } while (0)
-TOYMPI_EV_COLD void toympi_ev_transfer_end__raise(const toympi_request_t *r, int is_send, int rendezvous)
+TOYMPI_EV_RAISE void toympi_ev_transfer_end__raise(const toympi_request_t *r, int is_send, int rendezvous)
 {
     TOYMPI_ENGINE_RAISE(toympi_transfer_end, toympi_events_ctx_key(r->context_id),
                         TOYMPI__TRANSFER_PAYLOAD(r, is_send, rendezvous));
 }
+TOYMPI_EV_OUTLINE(transfer_end, (const toympi_request_t *r, int is_send, int rendezvous), (r, is_send, rendezvous))
 #define toympi_ev_transfer_end(r, is_send, rendezvous)                                     \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_transfer_end_type))                                     \
-            toympi_ev_transfer_end__raise((r), (is_send), (rendezvous));                   \
+            toympi_ev_transfer_end__call((r), (is_send), (rendezvous));                   \
     } while (0)
 
 /* rendezvous handshake steps (TOYMPI_RNDV_*): r is the send request for RTS_SENT and
  * CTS_RECEIVED, the matched receive for CTS_SENT */
-TOYMPI_EV_COLD void toympi_ev_rendezvous__raise(const toympi_request_t *r, int step)
+TOYMPI_EV_RAISE void toympi_ev_rendezvous__raise(const toympi_request_t *r, int step)
 {
     TOYMPI_ENGINE_RAISE(toympi_rendezvous, toympi_events_ctx_key(r->context_id),
                         (int32_t)r->context_id, step, toympi_ev_peer(r), toympi_ev_tag(r),
@@ -406,40 +461,42 @@ TOYMPI_EV_COLD void toympi_ev_rendezvous__raise(const toympi_request_t *r, int s
                                              : (size_t)r->status.toympi_count),
                         r->ev_id);
 }
+TOYMPI_EV_OUTLINE(rendezvous, (const toympi_request_t *r, int step), (r, step))
 #define toympi_ev_rendezvous(r, step)                                                      \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_rendezvous_type))                                       \
-            toympi_ev_rendezvous__raise((r), (step));                                      \
+            toympi_ev_rendezvous__call((r), (step));                                      \
     } while (0)
 
 /* ================================================================= API level
  * Source: api. The caller says the level (see each call site); at API entry/exit with no
  * internal state held it is MPITEV_CB_REQUIRE_NONE. These deliver at once, so the tool
  * code they run is counted in toympi_g.in_tool (an MPI call it may not make is refused,
- * toympi_internal.h). Used only inside the cold NAME__raise functions, which the hooks
- * call after their own enabled check: a raise nobody listens to never gets here. */
+ * toympi_internal.h). Used only inside the NAME__raise functions, which run after the
+ * hooks' own enabled check: a raise nobody listens to never gets here. */
 #define TOYMPI_API_RAISE(name, source, key, cb_safety, ...)                                \
     do {                                                                                   \
         toympi_g.in_tool++;                                                                \
-        MPITEV_RAISE_EVENT(name, (source), (key), (cb_safety), __VA_ARGS__);               \
+        MPITEV_RAISE_EVENT_CHECKED(name, (source), (key), (cb_safety), __VA_ARGS__);       \
         toympi_g.in_tool--;                                                                \
     } while (0)
-TOYMPI_EV_COLD void toympi_ev_cancel__raise(const toympi_request_t *r, int cancelled, int cb_safety)
+TOYMPI_EV_RAISE void toympi_ev_cancel__raise(const toympi_request_t *r, int cancelled, int cb_safety)
 {
     TOYMPI_API_RAISE(toympi_cancel, &toympi_events_src_api,
                        toympi_events_ctx_key(r->context_id), cb_safety, (int32_t)r->context_id,
                        toympi_ev_peer(r), toympi_ev_tag(r), cancelled, r->ev_id);
 }
+TOYMPI_EV_OUTLINE(cancel, (const toympi_request_t *r, int cancelled, int cb_safety), (r, cancelled, cb_safety))
 #define toympi_ev_cancel(r, cancelled, cb_safety)                                          \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_cancel_type))                                           \
-            toympi_ev_cancel__raise((r), (cancelled), (cb_safety));                        \
+            toympi_ev_cancel__call((r), (cancelled), (cb_safety));                        \
     } while (0)
 
 /* A user request is freed: from MPI_Wait/Test/.../Request_free at API level (api source,
  * NONE), or, for a request MPI_Request_free detached while active, when the engine
  * completes it (engine source, ASYNC_SIGNAL_SAFE). */
-TOYMPI_EV_COLD void toympi_ev_request_free__raise(const toympi_request_t *r, int in_engine)
+TOYMPI_EV_RAISE void toympi_ev_request_free__raise(const toympi_request_t *r, int in_engine)
 {
     TOYMPI_API_RAISE(toympi_request_free,
                        in_engine ? &toympi_events_src_engine : &toympi_events_src_api,
@@ -448,60 +505,65 @@ TOYMPI_EV_COLD void toympi_ev_request_free__raise(const toympi_request_t *r, int
                        (int32_t)r->context_id, toympi_ev_peer(r), toympi_ev_tag(r),
                        r->kind == TOYMPI_REQ_SEND, r->ev_id);
 }
+TOYMPI_EV_OUTLINE(request_free, (const toympi_request_t *r, int in_engine), (r, in_engine))
 #define toympi_ev_request_free(r, in_engine)                                               \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_request_free_type))                                     \
-            toympi_ev_request_free__raise((r), (in_engine));                               \
+            toympi_ev_request_free__call((r), (in_engine));                               \
     } while (0)
 
 /* Collective entry (after argument checks, before any internal operation) and exit
  * (after completion, before the error handler): NONE. op: TOYMPI_COLL_*. */
-TOYMPI_EV_COLD void toympi_ev_coll_begin__raise(toympi_comm_t *c, int op)
+TOYMPI_EV_RAISE void toympi_ev_coll_begin__raise(toympi_comm_t *c, int op)
 {
     TOYMPI_API_RAISE(toympi_coll_begin, &toympi_events_src_api, TOYMPI_EV_KEY(c),
                        MPITEV_CB_REQUIRE_NONE, op, (int32_t)c->context_id, c->rank, c->size,
                        (int32_t)c->coll_seq);
 }
+TOYMPI_EV_OUTLINE(coll_begin, (toympi_comm_t *c, int op), (c, op))
 #define toympi_ev_coll_begin(c, op)                                                        \
     do {                                                                                   \
         (c)->coll_seq++;                                                                   \
         if (MPITEV_ENABLED(&toympi_coll_begin_type))                                       \
-            toympi_ev_coll_begin__raise((c), (op));                                        \
+            toympi_ev_coll_begin__call((c), (op));                                        \
     } while (0)
-TOYMPI_EV_COLD void toympi_ev_coll_end__raise(const toympi_comm_t *c, int op)
+TOYMPI_EV_RAISE void toympi_ev_coll_end__raise(const toympi_comm_t *c, int op)
 {
     TOYMPI_API_RAISE(toympi_coll_end, &toympi_events_src_api, TOYMPI_EV_KEY(c),
                        MPITEV_CB_REQUIRE_NONE, op, (int32_t)c->context_id, c->rank, c->size,
                        (int32_t)c->coll_seq);
 }
+TOYMPI_EV_OUTLINE(coll_end, (const toympi_comm_t *c, int op), (c, op))
 #define toympi_ev_coll_end(c, op)                                                          \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_coll_end_type))                                         \
-            toympi_ev_coll_end__raise((c), (op));                                          \
+            toympi_ev_coll_end__call((c), (op));                                          \
     } while (0)
 
 /* Communicator created (complete, before the call returns) or about to be freed (still
  * complete). cb_safety: NONE from MPI_Comm_dup/split/free; MPI_RESTRICTED from MPI_Init
  * and MPI_Finalize (MPI is not usable there). */
-TOYMPI_EV_COLD void toympi_ev_comm_create__raise(const toympi_comm_t *c, int cb_safety)
+TOYMPI_EV_RAISE void toympi_ev_comm_create__raise(const toympi_comm_t *c, int cb_safety)
 {
     TOYMPI_API_RAISE(toympi_comm_create, &toympi_events_src_api, TOYMPI_EV_KEY(c), cb_safety,
                        (int32_t)c->context_id, c->rank, c->size, (int32_t)toympi_comm_handle(c));
 }
+TOYMPI_EV_OUTLINE(comm_create, (const toympi_comm_t *c, int cb_safety), (c, cb_safety))
 #define toympi_ev_comm_create(c, cb_safety)                                                \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_comm_create_type))                                      \
-            toympi_ev_comm_create__raise((c), (cb_safety));                                \
+            toympi_ev_comm_create__call((c), (cb_safety));                                \
     } while (0)
-TOYMPI_EV_COLD void toympi_ev_comm_free__raise(const toympi_comm_t *c, int cb_safety)
+TOYMPI_EV_RAISE void toympi_ev_comm_free__raise(const toympi_comm_t *c, int cb_safety)
 {
     TOYMPI_API_RAISE(toympi_comm_free, &toympi_events_src_api, TOYMPI_EV_KEY(c), cb_safety,
                        (int32_t)c->context_id, c->rank, c->size, (int32_t)toympi_comm_handle(c));
 }
+TOYMPI_EV_OUTLINE(comm_free, (const toympi_comm_t *c, int cb_safety), (c, cb_safety))
 #define toympi_ev_comm_free(c, cb_safety)                                                  \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_comm_free_type))                                        \
-            toympi_ev_comm_free__raise((c), (cb_safety));                                  \
+            toympi_ev_comm_free__call((c), (cb_safety));                                  \
     } while (0)
 
 #endif

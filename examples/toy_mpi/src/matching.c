@@ -57,8 +57,9 @@ static void posted_unlink(posted_queue_t *q, toympi_request_t *prev, toympi_requ
     q->length--;
 }
 
-/* first posted receive matching an incoming message; removed from q */
-static toympi_request_t *posted_match(posted_queue_t *q, uint32_t ctx, int src, int tag)
+/* first posted receive matching an incoming message; removed from q. Inlined into both
+ * copies of match_arrival (below): called, it cost the copy without events a call. */
+TOYMPI_EV_BODY toympi_request_t *posted_match(posted_queue_t *q, uint32_t ctx, int src, int tag)
 {
     toympi_request_t *prev = NULL;
     for (toympi_request_t *r = q->head; r; prev = r, r = r->next_posted) {
@@ -94,8 +95,9 @@ static void unexpected_append(unexpected_queue_t *q, toympi_unexpected_t *u)
     q->length++;
 }
 
-/* first unexpected message matching a receive pattern; removed if remove */
-static toympi_unexpected_t *unexpected_match(unexpected_queue_t *q, uint32_t ctx, int src,
+/* first unexpected message matching a receive pattern; removed if remove. Inlined
+ * into both copies of match_post, as posted_match. */
+TOYMPI_EV_BODY toympi_unexpected_t *unexpected_match(unexpected_queue_t *q, uint32_t ctx, int src,
                                              int tag, int remove)
 {
     toympi_unexpected_t *prev = NULL;
@@ -117,19 +119,24 @@ static toympi_unexpected_t *unexpected_match(unexpected_queue_t *q, uint32_t ctx
     return NULL;
 }
 
-/* -------------------------------------------------- matching decisions */
-toympi_request_t *toympi_match_arrival(uint32_t ctx, int src, int tag, size_t bytes,
-                                       toympi_ux_kind_t kind, int peer_world, uint64_t sreq_id,
-                                       toympi_unexpected_t **ux)
+/* -------------------------------------------------- matching decisions
+ * Each decision raises three or four events: its body is written once with a constant
+ * `ev` and runs as two copies (events.h, TOYMPI_EV_BODY): without hooks while no tool
+ * listens to anything (one MPITEV_ANY_ENABLED test per call instead of one test per
+ * hook), with the raises inlined otherwise. */
+TOYMPI_EV_BODY toympi_request_t *match_arrival(uint32_t ctx, int src, int tag, size_t bytes,
+                                               toympi_ux_kind_t kind, int peer_world,
+                                               uint64_t sreq_id, toympi_unexpected_t **ux,
+                                               const int ev)
 {
     uint64_t seq = ++arrivals;
-    toympi_ev_message_arrived(ctx, src, tag, bytes, kind == TOYMPI_UX_RTS, seq);
-    toympi_ev_search_posted_begin(ctx, src, tag, posted.length, seq);
+    TOYMPI_EV_IF(ev, message_arrived, ctx, src, tag, bytes, kind == TOYMPI_UX_RTS, seq);
+    TOYMPI_EV_IF(ev, search_posted_begin, ctx, src, tag, posted.length, seq);
     toympi_request_t *r = posted_match(&posted, ctx, src, tag);
-    toympi_ev_search_posted_end(ctx, src, tag, posted.length, seq, r);
+    TOYMPI_EV_IF(ev, search_posted_end, ctx, src, tag, posted.length, seq, r);
     *ux = NULL;
     if (r) {
-        toympi_ev_posted_remove(r, posted.length);
+        TOYMPI_EV_IF(ev, posted_remove, r, posted.length);
         return r;
     }
     toympi_unexpected_t *u = toympi_calloc(1, sizeof *u);
@@ -142,23 +149,48 @@ toympi_request_t *toympi_match_arrival(uint32_t ctx, int src, int tag, size_t by
     u->sreq_id = sreq_id;
     u->seq = seq;
     unexpected_append(&unexpected, u);
-    toympi_ev_unexpected_insert(u, unexpected.length);
+    TOYMPI_EV_IF(ev, unexpected_insert, u, unexpected.length);
     *ux = u;
     return NULL;
 }
-
-toympi_unexpected_t *toympi_match_post(toympi_request_t *r)
+static TOYMPI_EV_NOINLINE toympi_request_t *match_arrival_ev(uint32_t ctx, int src, int tag,
+                                                             size_t bytes, toympi_ux_kind_t kind,
+                                                             int peer_world, uint64_t sreq_id,
+                                                             toympi_unexpected_t **ux)
 {
-    toympi_ev_search_unexpected_begin(r, unexpected.length);
+    return match_arrival(ctx, src, tag, bytes, kind, peer_world, sreq_id, ux, 1);
+}
+toympi_request_t *toympi_match_arrival(uint32_t ctx, int src, int tag, size_t bytes,
+                                       toympi_ux_kind_t kind, int peer_world, uint64_t sreq_id,
+                                       toympi_unexpected_t **ux)
+{
+    if (MPITEV_ANY_ENABLED())
+        return match_arrival_ev(ctx, src, tag, bytes, kind, peer_world, sreq_id, ux);
+    return match_arrival(ctx, src, tag, bytes, kind, peer_world, sreq_id, ux, 0);
+}
+
+TOYMPI_EV_BODY toympi_unexpected_t *match_post(toympi_request_t *r, const int ev)
+{
+    TOYMPI_EV_IF(ev, search_unexpected_begin, r, unexpected.length);
     toympi_unexpected_t *u = unexpected_match(&unexpected, r->context_id, r->src, r->tag, 1);
-    toympi_ev_search_unexpected_end(r, unexpected.length, u);
+    TOYMPI_EV_IF(ev, search_unexpected_end, r, unexpected.length, u);
     if (!u) {
         posted_append(&posted, r);
-        toympi_ev_posted_insert(r, posted.length);
+        TOYMPI_EV_IF(ev, posted_insert, r, posted.length);
         return NULL;
     }
-    toympi_ev_unexpected_remove(u, unexpected.length);
+    TOYMPI_EV_IF(ev, unexpected_remove, u, unexpected.length);
     return u;
+}
+static TOYMPI_EV_NOINLINE toympi_unexpected_t *match_post_ev(toympi_request_t *r)
+{
+    return match_post(r, 1);
+}
+toympi_unexpected_t *toympi_match_post(toympi_request_t *r)
+{
+    if (MPITEV_ANY_ENABLED())
+        return match_post_ev(r);
+    return match_post(r, 0);
 }
 
 int toympi_match_cancel(toympi_request_t *r)

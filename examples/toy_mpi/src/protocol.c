@@ -175,7 +175,9 @@ void toympi_proto_on_header(toympi_conn_t *conn, const toympi_wire_hdr_t *h)
     }
 }
 
-void toympi_proto_start_recv(toympi_request_t *r)
+/* Two events per receive that finds its message: the split of matching.c
+ * (TOYMPI_EV_BODY, events.h), one copy with the raises inlined, one without. */
+TOYMPI_EV_BODY void proto_start_recv(toympi_request_t *r, const int ev)
 {
     toympi_unexpected_t *u = toympi_match_post(r);
     if (!u)
@@ -189,15 +191,26 @@ void toympi_proto_start_recv(toympi_request_t *r)
     }
     if (!u->payload_ready) {
         u->claimed = r; /* unexpected_payload_done finishes the job */
-        toympi_ev_transfer_begin(r, 0, 0); /* the rest of the payload goes to r */
+        TOYMPI_EV_IF(ev, transfer_begin, r, 0, 0); /* the rest of the payload goes to r */
         return;
     }
-    toympi_ev_transfer_begin(r, 0, 0);
+    TOYMPI_EV_IF(ev, transfer_begin, r, 0, 0);
     if (r->status.toympi_count)
         memcpy(r->buf, u->payload, (size_t)r->status.toympi_count);
     toympi_unexpected_free(u);
-    toympi_ev_transfer_end(r, 0, 0);
+    TOYMPI_EV_IF(ev, transfer_end, r, 0, 0);
     toympi_request_complete(r);
+}
+static TOYMPI_EV_NOINLINE void proto_start_recv_ev(toympi_request_t *r)
+{
+    proto_start_recv(r, 1);
+}
+void toympi_proto_start_recv(toympi_request_t *r)
+{
+    if (MPITEV_ANY_ENABLED())
+        proto_start_recv_ev(r);
+    else
+        proto_start_recv(r, 0);
 }
 
 int toympi_proto_cancel_recv(toympi_request_t *r)

@@ -121,10 +121,6 @@ toympi_comm_t *toympi_comm_get(MPI_Comm comm) TOYMPI_HIDDEN;
 void toympi_comm_hold(toympi_comm_t *c) TOYMPI_HIDDEN;
 void toympi_comm_unhold(toympi_comm_t *c) TOYMPI_HIDDEN;
 MPI_Comm toympi_comm_handle(const toympi_comm_t *c) TOYMPI_HIDDEN;
-/* communicator owning a (point-to-point or collective) context id */
-toympi_comm_t *toympi_comm_by_context(uint32_t context_id) TOYMPI_HIDDEN;
-/* Bumped whenever a communicator enters or leaves the table (lookups cached against it). */
-extern uint64_t toympi_comm_table_gen TOYMPI_HIDDEN;
 
 /* ---------------------------------------------------- errors/handlers */
 /* Raise error `code` on communicator `comm` (MPI_COMM_NULL: on
