@@ -67,6 +67,10 @@ static void raise_all(void) {
         MPITEV_RAISE_EVENT_COLD(dis_ev, count_src(s), count_ptr(NULL), count(MPITEV_CB_REQUIRE_NONE),
                                 count(5), count(6));
         MPITEV_RAISE_EVENT_EMPTY_COLD(dis_empty, count_src(s), count_ptr(NULL), count(MPITEV_CB_REQUIRE_NONE));
+        MPITEV_RAISE_EVENT_CHECKED(dis_ev, count_src(s), count_ptr(NULL), count(MPITEV_CB_REQUIRE_NONE),
+                                   count(5), count(6));
+        MPITEV_RAISE_EVENT_EMPTY_CHECKED(dis_empty, count_src(s), count_ptr(NULL),
+                                         count(MPITEV_CB_REQUIRE_NONE));
         if (MPITEV_ENABLED(&ev_pair)) count(0);
         if (MPITEV_ENABLED(&dis_ev_type)) count(0);
     }

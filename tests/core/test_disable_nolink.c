@@ -24,6 +24,8 @@ int main(void) {
         MPITEV_RAISE_EVENT_EMPTY(nl_empty, &nl_src, NULL, count(MPITEV_CB_REQUIRE_NONE));
         MPITEV_RAISE_EVENT_COLD(nl_ev, &nl_src, NULL, count(MPITEV_CB_REQUIRE_NONE), count(i));
         MPITEV_RAISE_EVENT_EMPTY_COLD(nl_empty, &nl_src, NULL, count(MPITEV_CB_REQUIRE_NONE));
+        MPITEV_RAISE_EVENT_CHECKED(nl_ev, &nl_src, NULL, count(MPITEV_CB_REQUIRE_NONE), count(i));
+        MPITEV_RAISE_EVENT_EMPTY_CHECKED(nl_empty, &nl_src, NULL, count(MPITEV_CB_REQUIRE_NONE));
         if (MPITEV_ENABLED(&nl_plain) || MPITEV_ENABLED(&nl_ev_type)) count(0);
         MPITEV_DRAIN(&nl_src, count(MPITEV_DRAIN_ALL), MPITEV_CB_REQUIRE_NONE);
     }

@@ -302,6 +302,22 @@ static void raise_delivers_the_arguments(void **state) {
     assert_true(m.bytes == big);
     assert_int_equal(log_[5].source, sindex(&unord));
     assert_mixed_equal(mixed_at(5), (struct tev_mixed_payload){ 6, -1.5, 7, 8, 9 });
+
+    /* the raise without its own enabled check (the site tested MPITEV_ENABLED) delivers
+     * the same */
+    if (MPITEV_ENABLED(&tev_msg_type))
+        MPITEV_RAISE_EVENT_CHECKED(tev_msg, &ord, &comm_a, MPITEV_CB_REQUIRE_THREAD_SAFE, 31, -9, big);
+    if (MPITEV_ENABLED(&tev_mixed_type))
+        MPITEV_RAISE_EVENT_CHECKED(tev_mixed, &unord, NULL, MPITEV_CB_REQUIRE_NONE, 16, 2.5, 17, 18, 19);
+    assert_int_equal(nlog, 8);
+    m = msg_at(6);
+    assert_int_equal(log_[6].type, tindex(&tev_msg_type));
+    assert_int_equal(log_[6].source, sindex(&ord));
+    assert_int_equal(m.context_id, 31);
+    assert_int_equal(m.source, -9);
+    assert_true(m.bytes == big);
+    assert_int_equal(log_[7].source, sindex(&unord));
+    assert_mixed_equal(mixed_at(7), (struct tev_mixed_payload){ 16, 2.5, 17, 18, 19 });
 }
 
 /* Buffered: nothing is delivered at the raise; the drain delivers the payloads in raise
