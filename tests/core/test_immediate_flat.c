@@ -73,15 +73,18 @@ static void log_dropped(mpitev_count_t count, mpitev_reg reg, int source_index, 
     e->count = count;
 }
 
-/* A registration delivered immediately (hint "false"), its callback at level, with a
+/* A registration delivered immediately (hint "false"), callback cb at level, with a
  * dropped handler. */
-static mpitev_reg reg_at(mpitev_type *t, const void *obj, int tag, int level) {
+static mpitev_reg reg_cb(mpitev_type *t, const void *obj, int tag, int level, mpitev_event_cb cb) {
     mpitev_reg r;
     mpitev_kv kv = { "mpitev_buffered", "false" };
     OK(mpitev_reg_alloc(tindex(t), obj, &kv, 1, &r));
-    OK(mpitev_reg_set_callback(r, level, log_event, &tags[tag], NULL, 0));
+    OK(mpitev_reg_set_callback(r, level, cb, &tags[tag], NULL, 0));
     OK(mpitev_reg_set_dropped_handler(r, log_dropped));
     return r;
+}
+static mpitev_reg reg_at(mpitev_type *t, const void *obj, int tag, int level) {
+    return reg_cb(t, obj, tag, level, log_event);
 }
 static mpitev_reg reg_on(mpitev_type *t, const void *obj, int tag) {
     return reg_at(t, obj, tag, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE);
@@ -269,12 +272,7 @@ static void nest_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, 
     raise1(nest_type, nest_src, nest_obj, 100 + nest_calls);
 }
 static mpitev_reg reg_nest(mpitev_type *t, const void *obj, int tag) {
-    mpitev_reg r;
-    mpitev_kv kv = { "mpitev_buffered", "false" };
-    OK(mpitev_reg_alloc(tindex(t), obj, &kv, 1, &r));
-    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, nest_cb, &tags[tag], NULL, 0));
-    OK(mpitev_reg_set_dropped_handler(r, log_dropped));
-    return r;
+    return reg_cb(t, obj, tag, MPITEV_CB_REQUIRE_NONE, nest_cb);
 }
 static void check_nesting(mpitev_type *t, const void *obj, int nregs) {
     for (int k = 0; k < 3; k++) {
