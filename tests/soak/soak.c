@@ -215,13 +215,15 @@ int main(int argc, char **argv) {
      * the ord1 producer (its handler raises on soak_sig, not on soak_ord1). */
     static prod p[4] = { { S_ORD1, 0 }, { S_ORD2, 1 }, { S_UNORD, 2 }, { S_UNORD, 3 } };
     pthread_t th[4], sig_th, drain_th, churn_th;
-    for (int i = 0; i < 4; i++) pthread_create(&th[i], NULL, producer_main, &p[i]);
+    int rc = 0;
+    for (int i = 0; i < 4; i++) rc |= pthread_create(&th[i], NULL, producer_main, &p[i]);
     sig_target = th[0];
-    pthread_create(&sig_th, NULL, signaller_main, NULL);
-    pthread_create(&drain_th, NULL, drainer_main, NULL);
-    pthread_create(&churn_th, NULL, churn_main, NULL);
+    rc |= pthread_create(&sig_th, NULL, signaller_main, NULL);
+    rc |= pthread_create(&drain_th, NULL, drainer_main, NULL);
+    rc |= pthread_create(&churn_th, NULL, churn_main, NULL);
     pthread_t watch_th;
-    pthread_create(&watch_th, NULL, slot_watch_main, NULL);
+    rc |= pthread_create(&watch_th, NULL, slot_watch_main, NULL);
+    if (rc) fail("pthread_create", rc, 0);
 
     struct timespec half = { (time_t)(seconds / 2), (long)((seconds / 2 - (long)(seconds / 2)) * 1e9) };
     nanosleep(&half, NULL);

@@ -156,7 +156,7 @@ static void test_exact_rounds(void **state) {
     atomic_store(&exact_mode, 1);
     atomic_store(&stop_raisers, 0);
     pthread_t th[NRAISERS];
-    for (int i = 0; i < NRAISERS; i++) pthread_create(&th[i], NULL, raiser, (void *)(intptr_t)i);
+    for (int i = 0; i < NRAISERS; i++) assert_int_equal(pthread_create(&th[i], NULL, raiser, (void *)(intptr_t)i), 0);
     struct regctx *ctx[EXACT_ROUNDS][2];
     for (int round = 0; round < EXACT_ROUNDS; round++) {
         /* Raisers are idle (budget 0): activate two registrations, then let them raise. */
@@ -193,7 +193,7 @@ static void test_racing_churn(void **state) {
     atomic_store(&exact_mode, 0);
     atomic_store(&stop_raisers, 0);
     pthread_t th[NRAISERS];
-    for (int i = 0; i < NRAISERS; i++) pthread_create(&th[i], NULL, raiser, (void *)(intptr_t)i);
+    for (int i = 0; i < NRAISERS; i++) assert_int_equal(pthread_create(&th[i], NULL, raiser, (void *)(intptr_t)i), 0);
 
     struct regctx **ctx = calloc(RACING_REGS, sizeof *ctx);
     assert_non_null(ctx);
