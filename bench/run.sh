@@ -153,7 +153,7 @@ if [ "$short" != 1 ] && [ -z "$only" ]; then
   echo "wrote docs/performance.md (generated section) and docs/performance.png"
 fi
 # MPICH's figures (bench/mpich/run.sh), area "mpich": when MPICH + mpitev is built (by
-# tests/run.sh; bench/mpich/run.sh builds the two baselines it lacks, cached). It
+# tests/run.sh; bench/mpich/run.sh builds the builds it lacks, cached). It
 # writes its own section of docs/performance.md, except under MPITEV_BENCH_ONLY (as the
 # rest of this script).
 mpich_dir=$root/build/integrations/mpich

@@ -1,6 +1,7 @@
 #!/bin/sh
-# bench/mpich/run.sh -- MPICH 4.0.2's unexpected-message path in the three builds of
-# integrations/mpich (events compiled out, MPICH's own events, MPICH + mpitev):
+# bench/mpich/run.sh -- MPICH 4.0.2's unexpected-message path in the four builds of
+# integrations/mpich (events compiled out, MPICH's own events, MPICH + mpitev, and MPICH +
+# mpitev configured --disable-mpit-events):
 #   * instructions per message on the receiving rank (callgrind, --toggle-collect on the
 #     exchange only: Ir(2K) - Ir(K), divided by K), without a tool and with empty
 #     callbacks (on MPICH's two original types, which both event builds have; and, for
@@ -12,8 +13,8 @@
 #
 # usage: bench/mpich/run.sh [K]        from anywhere; default K=1000 (runs K and 2K)
 # Builds what it needs first (sh integrations/mpich/build.sh stock-noevents stock-events
-# mpitev: seconds when cached; tests/run.sh does not build stock-noevents, its first
-# build here takes 10-15 minutes).
+# mpitev mpitev-disabled: seconds when cached; tests/run.sh builds neither stock-noevents
+# nor mpitev-disabled, their first builds here take 10-20 minutes each).
 # Environment: MPITEV_MPICH_DIR (default build/integrations/mpich), MPITEV_BENCH_OUT=DIR
 #   (keep the raw outputs), MPICH_PINGPONG_RUNS (default 7), MPICH_PINGPONG_N (default
 #   100000 round trips), MPITEV_MPICH_NOWRITE=1 (print only, leave docs/ alone).
@@ -31,7 +32,7 @@ else
   out=$(mktemp -d)
   trap 'rm -rf "$out"' EXIT
 fi
-variants="stock-noevents stock-events mpitev"
+variants="stock-noevents stock-events mpitev mpitev-disabled"
 [ -n "${MPITEV_MPICH_DIR:-}" ] || sh "$root/integrations/mpich/build.sh" $variants
 for v in $variants; do
   [ -x "$dir/$v/bin/mpicc" ] || { echo "bench/mpich: no $dir/$v: run sh integrations/mpich/build.sh $variants" >&2; exit 2; }
@@ -70,6 +71,7 @@ row() { # label value
 row "events compiled out (stock MPICH, no tool)" "$base"
 se=$(per_msg stock-events none);  row "MPICH's own events, no tool" "$se"
 mt=$(per_msg mpitev none);        row "MPICH + mpitev, no tool" "$mt"
+md=$(per_msg mpitev-disabled none); row "MPICH + mpitev, --disable-mpit-events" "$md"
 se2=$(per_msg stock-events cb2);  row "MPICH's own events, empty callback (2 types)" "$se2"
 mt2=$(per_msg mpitev cb2);        row "MPICH + mpitev, empty callback (2 types)" "$mt2"
 mta=$(per_msg mpitev cball);      row "MPICH + mpitev, empty callback (all 13 types)" "$mta"
@@ -87,7 +89,7 @@ stat() { # variant min|median
     awk -v w="$2" '{ a[NR] = $1 } END { if (w == "min") print a[1]; else print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
 }
 : >"$out/pprows"
-for v in stock-events mpitev; do
+for v in stock-events mpitev mpitev-disabled; do
   for w in min median; do
     a=$(stat "$v" "$w") b=$(stat stock-noevents "$w")
     ratio=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", a / b }')
@@ -128,7 +130,9 @@ gen=$out/generated.md
   echo
   echo "Generated $(date -u +%Y-%m-%d) by \`sh bench/mpich/run.sh $k\` (or \`bench/run.sh\` when the MPICH builds"
   echo "exist): $(gcc --version | head -1), $(valgrind --version), $(uname -m). The three builds of"
-  echo "\`integrations/mpich/build.sh\` (same flags, -O2 -g, ch4:ofi, shared memory between the two ranks)."
+  echo "\`integrations/mpich/build.sh\` (same flags, -O2 -g, ch4:ofi, shared memory between the two ranks),"
+  echo "and MPICH + mpitev configured \`--disable-mpit-events\` (raise sites and drains compiled out: what"
+  echo "the patch series costs without events; the queue lengths the events report are still kept)."
   echo "Instructions of the receiving rank inside the exchange of \`bench/mpich/unexp.c\` (rank 1 waits,"
   echo "making no progress, until rank 0 has sent everything; a barrier moves every message into the"
   echo "unexpected queue; rank 1 receives them in order), \`(Ir(K=$((2 * k))) - Ir(K=$k)) / $k\`: one message's"

@@ -1,10 +1,12 @@
 #!/bin/sh
-# Builds Debian 12's MPICH 4.0.2 (ch4:ofi, hydra) in one of three variants and points
+# Builds Debian 12's MPICH 4.0.2 (ch4:ofi, hydra) in one of four variants and points
 # build/integrations/mpich/VARIANT at the install (bin/mpicc, bin/mpiexec):
 #
 #   mpitev          MPICH with its MPI_T events implementation replaced by mpitev: the
 #                   patch series in patches/ (see README.md), the vendored include/mpitev
 #                   of this checkout, autogen.sh (as Debian's own build runs it)
+#   mpitev-disabled the same, configured --disable-mpit-events (MPITEV_DISABLE: the raise
+#                   sites and drains compiled out, the types still declared)
 #   stock-events    MPICH as Debian ships the source, configured --enable-mpit-events
 #   stock-noevents  the same without it (MPICH's default: events compiled out)
 #
@@ -29,9 +31,9 @@ jobs=${JOBS:-2}
 recipe=1
 print_key=0
 if [ "${1:-}" = --key ]; then print_key=1; shift; fi
-[ $# -ge 1 ] || { echo "usage: $0 [--key] mpitev|stock-events|stock-noevents ..." >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: $0 [--key] mpitev|mpitev-disabled|stock-events|stock-noevents ..." >&2; exit 2; }
 for v in "$@"; do
-  case $v in mpitev|stock-events|stock-noevents) ;; *) echo "$0: unknown variant '$v'" >&2; exit 2 ;; esac
+  case $v in mpitev|mpitev-disabled|stock-events|stock-noevents) ;; *) echo "$0: unknown variant '$v'" >&2; exit 2 ;; esac
 done
 
 log() { echo "mpich build: $*"; }
@@ -88,11 +90,12 @@ build_variant() {
   v=$1
   case $v in
     mpitev) flags=$common_flags ;;
+    mpitev-disabled) flags="$common_flags --disable-mpit-events" ;;
     stock-events) flags="$common_flags --enable-mpit-events" ;;
     stock-noevents) flags=$common_flags ;;
   esac
   keysrc="debian=$debver flags=$flags cflags=$cflags recipe=$recipe"
-  if [ "$v" = mpitev ]; then
+  if [ "$v" != "${v#mpitev}" ]; then
     keysrc="$keysrc patches=$(tree_hash "$here/patches") mpitev=$(tree_hash "$root/include/mpitev")"
   fi
   key=$(printf '%s %s' "$v" "$keysrc" | sha256sum | cut -c1-12)
@@ -114,7 +117,7 @@ build_variant() {
     rm -rf "$bdir" "$prefix"
     mkdir -p "$cache/build"
     cp -a "$src" "$bdir"
-    if [ "$v" = mpitev ]; then
+    if [ "$v" != "${v#mpitev}" ]; then
       # The vendored library, as an MPICH maintainer would keep it: modules/mpitev.
       mkdir -p "$bdir/modules/mpitev/include"
       cp -a "$root/include/mpitev" "$bdir/modules/mpitev/include/"
