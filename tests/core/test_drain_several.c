@@ -178,22 +178,26 @@ static void freed_at_a_records_last_delivery(void **state) {
 
 /* A bound type's raise for an object nobody registered for still makes a record when
  * someone buffers the type (on another object): it has no delivery. Such records are
- * served by the entry for none (its stand-in delivery is not a callback: nothing is
- * called or counted), interleaved with records that have one; a registration for that
- * object later gets what is raised after it. */
+ * served by a slot of their own (its delivery, mpitev__drain_nothing, is no callback of
+ * the tool's and is not counted), interleaved with records that have one; a
+ * registration for that object later gets what is raised after it. */
 static void records_without_delivery(void **state) {
     (void)state;
     mpitev_reg r0 = reg_on(&evb, &objs[0], cb, 0);
     ncalls = 0;
     raise_on(&so, &evb, &objs[3], 100);
     raise_on(&so, &evb, &objs[0], 101);
-    assert_int_equal(drain(&so), 1); /* fills the entry for none and a slot */
-    assert_int_equal(so.mpitev__buf->cache.n, 0);
-    assert_true(so.mpitev__buf->cache.objn == &objs[3]);
+    assert_int_equal(drain(&so), 1); /* fills a slot for each */
+    mpitev__drain_cache *k = &so.mpitev__buf->cache;
+    const mpitev__drain_slot *none =
+        mpitev__drain_slot_find(k, (uintptr_t)atomic_load(&evb.mpitev__regs), &objs[3]);
+    assert_true(none->obj == &objs[3] && none->d.fn == mpitev__drain_nothing);
     for (int i = 0; i < 6; i++) raise_on(&so, &evb, &objs[(i & 1) ? 0 : 3], i);
     assert_int_equal(drain(&so), 3);
-    raise_on(&so, &evb, &objs[3], 6);
+    raise_on(&so, &evb, &objs[3], 6); /* alone: the drain calls' one-record cases */
     MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+    raise_on(&so, &evb, &objs[3], 6);
+    assert_int_equal(drain(&so), 0);
     static const int tag[] = { 0, 0, 0, 0 }, a[] = { 101, 1, 3, 5 };
     check_tags(tag, a, 4);
     const struct mpitev__srcbuf *b = so.mpitev__buf;
@@ -207,6 +211,37 @@ static void records_without_delivery(void **state) {
     check_tags(tag2, a2, 2);
     OK(mpitev_reg_free(r0, NULL, NULL));
     OK(mpitev_reg_free(r3, NULL, NULL));
+}
+
+/* Records with no delivery and records with two, alternating (a type bound to one
+ * communicator by two tools, raised for that one and for another): both are served
+ * by the cache, no refill by the general drain (its grace section) per record. With one
+ * entry for none and several alike, each record evicted the other's. */
+static int graced;
+static void cb_grace(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud) {
+    cb(inst, reg, cb_safety, ud);
+    const struct mpitev__srcbuf *b = so.mpitev__buf;
+    graced += atomic_load(&b->grace.inflight[0]) + atomic_load(&b->grace.inflight[1]) != 0;
+}
+static void none_and_several_alternating(void **state) {
+    (void)state;
+    mpitev_reg x = reg_on(&evb, &objs[1], cb_grace, 1), y = reg_on(&evb, &objs[1], cb_grace, 2);
+    raise_on(&so, &evb, &objs[1], 0); /* fill both */
+    raise_on(&so, &evb, &objs[2], 0);
+    assert_int_equal(drain(&so), 2);
+    ncalls = graced = 0;
+    for (int i = 1; i <= 8; i++) raise_on(&so, &evb, &objs[(i & 1) ? 1 : 2], i);
+    assert_int_equal(drain(&so), 8); /* four records with two deliveries each */
+    for (int i = 1; i <= 4; i++) { /* and one record per call */
+        raise_on(&so, &evb, &objs[(i & 1) ? 1 : 2], 10 + i);
+        assert_int_equal(drain(&so), (i & 1) ? 2 : 0);
+    }
+    assert_int_equal(ncalls, 12);
+    assert_int_equal(graced, 0);
+    static const int tag[] = { 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2 }, a[] = { 1, 1, 3, 3, 5, 5, 7, 7, 11, 11, 13, 13 };
+    check_tags(tag, a, 12);
+    OK(mpitev_reg_free(x, NULL, NULL));
+    OK(mpitev_reg_free(y, NULL, NULL));
 }
 
 /* MPITEV_DRAIN on an unordered source: its ring's unused ordered tail never looks like
@@ -234,6 +269,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(callback_replaced_at_a_records_last_delivery, setup, core_teardown),
         cmocka_unit_test_setup_teardown(freed_at_a_records_last_delivery, setup, core_teardown),
         cmocka_unit_test_setup_teardown(records_without_delivery, setup, core_teardown),
+        cmocka_unit_test_setup_teardown(none_and_several_alternating, setup, core_teardown),
         cmocka_unit_test_setup_teardown(unordered_source_through_the_drain_call, setup, core_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
