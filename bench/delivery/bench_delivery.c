@@ -83,6 +83,7 @@ PAIR(DRAINS, drain_bound8)
 PAIR(DRAINS, drain_bound_o1)
 PAIR(DRAINS, drain_bound_o64)
 PAIR(DRAINS, drain_alternating)
+PAIR(DRAINS, drain_none_several)
 /* A drain call that delivers one record. */
 PAIR(DRAINS, call_bound1)
 
@@ -197,6 +198,9 @@ int main(int argc, char **argv) {
     run_call(call_bound1_a, call_bound1_b, &ev_bound, n, "call_bound1");
     reg(&ev_bound, OBJ_A, 1);
     run_drain(drain_bound2_a, drain_bound2_b, &ev_bound, n, 2, 0, "drain_bound2");
+    /* records with those two deliveries alternating with records for an object nobody
+     * registered for (no delivery): one callback per record on average */
+    run_drain(drain_none_several_a, drain_none_several_b, &ev_bound, n, 1, 1, "drain_none_several");
     for (int i = 2; i < 8; i++) reg(&ev_bound, OBJ_A, 1);
     run_drain(drain_bound8_a, drain_bound8_b, &ev_bound, n, 8, 0, "drain_bound8");
     unreg_all();

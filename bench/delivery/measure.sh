@@ -31,4 +31,5 @@ row delivery "drain per record, bound, 8 registrations on the object" "$(d drain
 row delivery "drain per record, bound, + 1 on another object" "$(d drain_bound_o1 1 0)"
 row delivery "drain per record, bound, + 64 on other objects" "$(d drain_bound_o64 1 0)"
 row delivery "drain per record, bound, objects alternating" "$(d drain_alternating 1 0)"
+row delivery "drain per record, 2 registrations, alternating with records without delivery" "$(d drain_none_several 1 0)"
 row delivery "drain call delivering one record (MPITEV_DRAIN)" "$(d call_bound1 1 0)"
