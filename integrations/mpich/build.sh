@@ -94,8 +94,10 @@ build_variant() {
     stock-events) flags="$common_flags --enable-mpit-events" ;;
     stock-noevents) flags=$common_flags ;;
   esac
+  # the mpitev variants vendor include/mpitev and apply the patch series
+  case $v in mpitev*) vendored=1 ;; *) vendored=0 ;; esac
   keysrc="debian=$debver flags=$flags cflags=$cflags recipe=$recipe"
-  if [ "$v" != "${v#mpitev}" ]; then
+  if [ "$vendored" = 1 ]; then
     keysrc="$keysrc patches=$(tree_hash "$here/patches") mpitev=$(tree_hash "$root/include/mpitev")"
   fi
   key=$(printf '%s %s' "$v" "$keysrc" | sha256sum | cut -c1-12)
@@ -117,7 +119,7 @@ build_variant() {
     rm -rf "$bdir" "$prefix"
     mkdir -p "$cache/build"
     cp -a "$src" "$bdir"
-    if [ "$v" != "${v#mpitev}" ]; then
+    if [ "$vendored" = 1 ]; then
       # The vendored library, as an MPICH maintainer would keep it: modules/mpitev.
       mkdir -p "$bdir/modules/mpitev/include"
       cp -a "$root/include/mpitev" "$bdir/modules/mpitev/include/"

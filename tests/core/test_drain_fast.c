@@ -240,29 +240,38 @@ static void other_level_is_not_served(void **state) {
     OK(mpitev_reg_free(r, NULL, NULL));
 }
 
-/* Records of one type for two objects, alternating: each (set, object) has a slot of its
- * own, so once both are filled every record is served quickly (no grace section: no
- * refill by the general drain), with the right registration. */
-static void alternating_objects_are_quick(void **state) {
-    (void)state;
-    mpitev_reg r0 = reg_buf(&evb, &objs[0], 0), r1 = reg_buf(&evb, &objs[1], 1);
+/* Records of type evb for objects ox and oy (registrations tagged tx, ty), alternating:
+ * once both slots are filled, eight records in one drain call, then one per call, all
+ * served quickly (no grace section: no refill by the general drain), each by the right
+ * registration. macro: the last two calls are MPITEV_DRAIN's (mpitev__drain_all)
+ * instead of mpitev_source_drain's. */
+static void alternate_quickly(const void *ox, const void *oy, int tx, int ty, int macro) {
     ncalls = 0;
-    raise1(&evb, &objs[0], 0);
-    raise1(&evb, &objs[1], 1);
+    raise1(&evb, ox, 0);
+    raise1(&evb, oy, 1);
     assert_int_equal(drain(), 2);
     ncalls = 0;
-    for (int i = 0; i < 8; i++) raise1(&evb, &objs[i & 1], 10 + i);
+    for (int i = 0; i < 8; i++) raise1(&evb, i & 1 ? oy : ox, 10 + i);
     assert_int_equal(drain(), 8);
     for (int i = 0; i < 4; i++) { /* and one record per call */
-        raise1(&evb, &objs[i & 1], 20 + i);
-        assert_int_equal(drain(), 1);
+        raise1(&evb, i & 1 ? oy : ox, 20 + i);
+        if (macro && (i & 2)) MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+        else assert_int_equal(drain(), 1);
     }
     assert_int_equal(ncalls, 12);
     for (int i = 0; i < 12; i++) {
         assert_int_equal(calls[i].a, i < 8 ? 10 + i : 20 + i - 8);
-        assert_int_equal(calls[i].tag, i & 1);
+        assert_int_equal(calls[i].tag, i & 1 ? ty : tx);
         assert_int_equal(calls[i].graced, 0);
     }
+}
+
+/* Records of one type for two objects, alternating: each (set, object) has a slot of its
+ * own. */
+static void alternating_objects_are_quick(void **state) {
+    (void)state;
+    mpitev_reg r0 = reg_buf(&evb, &objs[0], 0), r1 = reg_buf(&evb, &objs[1], 1);
+    alternate_quickly(&objs[0], &objs[1], 0, 1, 0);
     OK(mpitev_reg_free(r0, NULL, NULL));
     OK(mpitev_reg_free(r1, NULL, NULL));
 }
@@ -286,24 +295,7 @@ static void keys_of_one_pair_are_quick(void **state) {
                 break;
             }
     assert_true(x >= 0);
-    ncalls = 0;
-    raise1(&evb, &many[x], 0); /* fill both */
-    raise1(&evb, &many[y], 1);
-    assert_int_equal(drain(), 2);
-    ncalls = 0;
-    for (int i = 0; i < 8; i++) raise1(&evb, &many[i & 1 ? y : x], 10 + i);
-    assert_int_equal(drain(), 8);
-    for (int i = 0; i < 4; i++) { /* and one record per call */
-        raise1(&evb, &many[i & 1 ? y : x], 20 + i);
-        if (i & 2) MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
-        else assert_int_equal(drain(), 1);
-    }
-    assert_int_equal(ncalls, 12);
-    for (int i = 0; i < 12; i++) {
-        assert_int_equal(calls[i].a, i < 8 ? 10 + i : 20 + i - 8);
-        assert_int_equal(calls[i].tag, (i & 1 ? y : x) & 7);
-        assert_int_equal(calls[i].graced, 0);
-    }
+    alternate_quickly(&many[x], &many[y], x & 7, y & 7, 1);
     /* A third key of the pair, if there is one: the three still get every record,
      * each to its own registration (one of them through the general drain). */
     int z = -1;
