@@ -161,12 +161,15 @@ static void any_enabled_follows_the_sets(void **state) {
     OK(mpitev_type_declare(&any_a, &ta));
     OK(mpitev_type_declare(&any_b, &tb));
     assert_false(MPITEV_ANY_ENABLED());
+    unsigned e0 = MPITEV_LISTEN_EPOCH();
     mpitev_reg a1, a2, b1;
     OK(mpitev_reg_alloc(tindex(&any_a), NULL, NULL, 0, &a1));
     assert_false(MPITEV_ANY_ENABLED()); /* a registration without callback listens to nothing */
+    assert_int_equal(MPITEV_LISTEN_EPOCH(), e0);
     OK(mpitev_reg_set_callback(a1, MPITEV_CB_REQUIRE_NONE, any_cb, NULL, NULL, 0));
     assert_true(MPITEV_ANY_ENABLED());
     assert_int_equal(listened(), 1);
+    assert_int_equal(MPITEV_LISTEN_EPOCH(), e0 + 1); /* nothing listened to, then one type */
     OK(mpitev_reg_alloc(tindex(&any_a), NULL, NULL, 0, &a2));
     OK(mpitev_reg_set_callback(a2, MPITEV_CB_REQUIRE_NONE, any_cb, NULL, NULL, 0));
     assert_int_equal(listened(), 1); /* counted per type, not per registration */
@@ -174,20 +177,28 @@ static void any_enabled_follows_the_sets(void **state) {
     OK(mpitev_reg_alloc(tindex(&any_b), &key, NULL, 0, &b1));
     OK(mpitev_reg_set_callback(b1, MPITEV_CB_REQUIRE_NONE, any_cb, NULL, NULL, 0));
     assert_int_equal(listened(), 2);
+    assert_int_equal(MPITEV_LISTEN_EPOCH(), e0 + 1); /* listened to all along */
     OK(mpitev_reg_free(a1, NULL, NULL));
     assert_int_equal(listened(), 2); /* any_a still has a2 */
     OK(mpitev_reg_set_callback(a2, MPITEV_CB_REQUIRE_NONE, NULL, NULL, NULL, 0));
     assert_int_equal(listened(), 1); /* its last callback removed */
     assert_true(MPITEV_ANY_ENABLED());
+    assert_int_equal(MPITEV_LISTEN_EPOCH(), e0 + 1);
     OK(mpitev_reg_free(b1, NULL, NULL));
     assert_false(MPITEV_ANY_ENABLED());
+    assert_int_equal(MPITEV_LISTEN_EPOCH(), e0 + 1); /* changes when listening starts only */
     /* finalize frees a2, listened to again: nothing listened to after it, nor after re-init */
     OK(mpitev_reg_set_callback(a2, MPITEV_CB_REQUIRE_NONE, any_cb, NULL, NULL, 0));
     assert_true(MPITEV_ANY_ENABLED());
+    assert_int_equal(MPITEV_LISTEN_EPOCH(), e0 + 2); /* a new epoch: copies without events ran */
     OK(mpitev_finalize());
     assert_false(MPITEV_ANY_ENABLED());
     OK(mpitev_init());
     assert_false(MPITEV_ANY_ENABLED());
+    OK(mpitev_reg_alloc(tindex(&any_a), NULL, NULL, 0, &a1));
+    OK(mpitev_reg_set_callback(a1, MPITEV_CB_REQUIRE_NONE, any_cb, NULL, NULL, 0));
+    assert_int_equal(MPITEV_LISTEN_EPOCH(), e0 + 3); /* and after a finalize */
+    OK(mpitev_reg_free(a1, NULL, NULL));
 }
 
 /* ---- The adapter-only entry points hand ext back untouched, for every kind. ---- */
