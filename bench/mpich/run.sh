@@ -132,7 +132,7 @@ gen=$out/generated.md
   echo "exist): $(gcc --version | head -1), $(valgrind --version), $(uname -m). The three builds of"
   echo "\`integrations/mpich/build.sh\` (same flags, -O2 -g, ch4:ofi, shared memory between the two ranks),"
   echo "and MPICH + mpitev configured \`--disable-mpit-events\` (raise sites and drains compiled out: what"
-  echo "the patch series costs without events; the queue lengths the events report are still kept)."
+  echo "the patch series costs without events)."
   echo "Instructions of the receiving rank inside the exchange of \`bench/mpich/unexp.c\` (rank 1 waits,"
   echo "making no progress, until rank 0 has sent everything; a barrier moves every message into the"
   echo "unexpected queue; rank 1 receives them in order), \`(Ir(K=$((2 * k))) - Ir(K=$k)) / $k\`: one message's"

@@ -22,7 +22,9 @@
  *    it; else the invariants every arrival obeys), the payloads (read by element name),
  *    that nothing of MPI_COMM_WORLD's traffic reaches them, non-decreasing timestamps per
  *    ordered source, free callbacks exactly once. message_arrived's callback runs at
- *    MPI_T_CB_REQUIRE_NONE and calls MPI_Iprobe, re-entering MPI inside the delivery. */
+ *    MPI_T_CB_REQUIRE_NONE and calls MPI_Iprobe, re-entering MPI inside the delivery.
+ * 4. (queues) A tool that registers while messages wait unexpected, sent while nobody
+ *    listened: the lengths its events report count them. */
 #include <mpi.h>
 
 #include <pthread.h>
@@ -528,6 +530,57 @@ int main(int argc, char **argv)
         CHECK_EQ(ux_enq, 0);
         CHECK_EQ(regs[R_P_ENQ].nrec, 0);
     }
+    /* ---- 4. a tool that attaches while messages wait in the unexpected queue. Nobody
+     * listens now: the queues do not keep their lengths (mpidig_recvq.h), so the first
+     * event after the registration must count the queue again (the listen epoch moved). */
+    if (queues) {
+        /* unexpected_insert, unexpected_remove on MPI_COMM_WORLD; tags above MPICH's
+         * internal ones (its collectives' messages are MPI_COMM_WORLD's too) */
+        static struct reg late[2];
+        if (rank == 0) {
+            for (int t = 1030; t <= 1031; t++) /* E: while nobody listens */
+                MPI_Send(sbuf, 1, MPI_BYTE, 1, t, MPI_COMM_WORLD);
+            MPI_Send(&token, 1, MPI_INT, 1, 96, MPI_COMM_WORLD); /* after E, in order */
+            MPI_Recv(&token, 1, MPI_INT, 1, 95, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(sbuf, 1, MPI_BYTE, 1, 1032, MPI_COMM_WORLD); /* F: a tool listens */
+            /* nothing more to rank 1 (the barrier's message) until it has E and F */
+            MPI_Recv(&token, 1, MPI_INT, 1, 94, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else if (rank == 1) {
+            MPI_Recv(&token, 1, MPI_INT, 0, 96, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* E waits */
+            reg_alloc(&late[0], "unexpected_insert", &world, MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE);
+            reg_alloc(&late[1], "unexpected_remove", &world, MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE);
+            MPI_Send(&token, 1, MPI_INT, 0, 95, MPI_COMM_WORLD);
+            MPI_Probe(0, 1032, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* F arrived, unexpected too */
+            for (int t = 1030; t <= 1032; t++)
+                MPI_Recv(rbuf, 1, MPI_BYTE, 0, t, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(&token, 1, MPI_INT, 0, 94, MPI_COMM_WORLD);
+            reg_free_all(late, 2);
+            /* F's insert counts E: 3 (exactly 3 with two ranks and one thread; else other
+             * ranks' barrier messages may wait too); then each removal, its length after */
+            int ins = -1;
+            for (int i = 0; i < late[0].nrec; i++)
+                if (late[0].rec[i].v[F_TAG] == 1032)
+                    ins = i;
+            CHECK(ins >= 0);
+            if (ins >= 0) {
+                if (size == 2 && !multiple)
+                    CHECK_EQ(late[0].rec[ins].v[F_QLEN], 3);
+                else
+                    CHECK(late[0].rec[ins].v[F_QLEN] >= 3);
+            }
+            for (int t = 1030; t <= 1032; t++) {
+                int rem = -1;
+                for (int i = 0; i < late[1].nrec; i++)
+                    if (late[1].rec[i].v[F_TAG] == t)
+                        rem = i;
+                CHECK(rem >= 0);
+                if (rem >= 0 && size == 2 && !multiple)
+                    CHECK_EQ(late[1].rec[rem].v[F_QLEN], 1032 - t);
+            }
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+
     in_mpi = 0;
     int mine = failures, total = 0;
     MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
