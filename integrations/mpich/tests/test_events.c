@@ -196,6 +196,16 @@ static int count_where(const struct reg *r, int f, int64_t v)
     return n;
 }
 
+/* the last record whose element f is v, or NULL */
+static const struct rec *last_where(const struct reg *r, int f, int64_t v)
+{
+    const struct rec *x = NULL;
+    for (int i = 0; i < r->nrec; i++)
+        if (r->rec[i].v[f] == v)
+            x = &r->rec[i];
+    return x;
+}
+
 /* ---------------------------------------------------------------- 2. enums, categories */
 static const char *const all_events[] = {
     "unexp_message_enqueued", "unexp_message_dequeued", "message_arrived",
@@ -557,25 +567,19 @@ int main(int argc, char **argv)
             reg_free_all(late, 2);
             /* F's insert counts E: 3 (exactly 3 with two ranks and one thread; else other
              * ranks' barrier messages may wait too); then each removal, its length after */
-            int ins = -1;
-            for (int i = 0; i < late[0].nrec; i++)
-                if (late[0].rec[i].v[F_TAG] == 1032)
-                    ins = i;
-            CHECK(ins >= 0);
-            if (ins >= 0) {
+            const struct rec *ins = last_where(&late[0], F_TAG, 1032);
+            CHECK(ins != NULL);
+            if (ins) {
                 if (size == 2 && !multiple)
-                    CHECK_EQ(late[0].rec[ins].v[F_QLEN], 3);
+                    CHECK_EQ(ins->v[F_QLEN], 3);
                 else
-                    CHECK(late[0].rec[ins].v[F_QLEN] >= 3);
+                    CHECK(ins->v[F_QLEN] >= 3);
             }
             for (int t = 1030; t <= 1032; t++) {
-                int rem = -1;
-                for (int i = 0; i < late[1].nrec; i++)
-                    if (late[1].rec[i].v[F_TAG] == t)
-                        rem = i;
-                CHECK(rem >= 0);
-                if (rem >= 0 && size == 2 && !multiple)
-                    CHECK_EQ(late[1].rec[rem].v[F_QLEN], 1032 - t);
+                const struct rec *rem = last_where(&late[1], F_TAG, t);
+                CHECK(rem != NULL);
+                if (rem && size == 2 && !multiple)
+                    CHECK_EQ(rem->v[F_QLEN], 1032 - t);
             }
         }
         MPI_Barrier(MPI_COMM_WORLD);
