@@ -124,6 +124,6 @@ int main(int argc, char **argv) {
     }
     mpitev_finalize();
     printf("%ld instances per _a function, %ld callbacks, tsc %s (%lld ticks/s)\n", n, ncb,
-           tsc ? "yes" : "no", tsc ? (long long)tsc->ticks_per_second : 0LL);
+           tsc ? "yes" : "no", tsc ? (long long)tsc->rate(tsc->ctx) : 0LL);
     return 0;
 }

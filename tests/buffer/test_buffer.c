@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 #include "../api_helpers.h"
 
@@ -43,7 +44,7 @@ static mpitev_source *cur_src[2];
 /* A controllable clock. */
 static int64_t clock_value;
 static int64_t test_now(void *ctx) { (void)ctx; return clock_value; }
-static const mpitev_clock test_clock = { test_now, NULL, 1000, INT64_MAX };
+static const mpitev_clock test_clock = { test_now, NULL, 1000, INT64_MAX, NULL };
 
 /* Log of everything tool code saw, in order: 'E' event (seq), 'D' dropped (count),
  * 'F' free. */
@@ -729,21 +730,41 @@ static void cache_follows_sets(void **state) {
     }
 }
 
+/* The TSC clock's rate is measured lazily (mpitev_clock.rate): the clock carries no
+ * rate of its own, the source's info gives the measured one, the same at every call, and
+ * it converts ticks to time: ticks over a 50 ms sleep divided by the rate are within 5 %
+ * of what CLOCK_MONOTONIC saw (a loose bound: a pair of reads may be preempted). */
+static int64_t mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 static void tsc_clock(void **state) {
     (void)state;
     const mpitev_clock *c = mpitev_clock_tsc();
     if (!c) { skip(); return; }
-    assert_true(c->ticks_per_second > 1000000);
+    assert_true(c == mpitev_clock_tsc());
     assert_non_null(c->now);
+    assert_non_null(c->rate);
+    assert_true(c->ticks_per_second == 0);
     mpitev_source_desc d = { .name = "tsc", .clock = c };
     declare_fresh(&src, &d);
-    mpitev_source_info info;
+    mpitev_source_info info, again;
     OK(mpitev_source_get_info(sindex(&src), &info));
-    assert_true(info.ticks_per_second == c->ticks_per_second);
+    assert_true(info.ticks_per_second > 1000000);
+    assert_true(info.ticks_per_second == c->rate(c->ctx));
+    OK(mpitev_source_get_info(sindex(&src), &again));
+    assert_true(again.ticks_per_second == info.ticks_per_second);
     int64_t a, b;
+    int64_t m0 = mono_ns();
     OK(mpitev_source_get_timestamp(sindex(&src), &a));
+    struct timespec nap = { 0, 50000000 };
+    nanosleep(&nap, NULL);
     OK(mpitev_source_get_timestamp(sindex(&src), &b));
+    int64_t m1 = mono_ns();
     assert_true(b >= a);
+    double tsc_s = (double)(b - a) / (double)info.ticks_per_second, mono_s = (double)(m1 - m0) * 1e-9;
+    assert_true(tsc_s > 0.95 * mono_s && tsc_s < 1.05 * mono_s);
 }
 
 int main(void) {

@@ -257,7 +257,7 @@ static void redeclare_rules(void **state) {
     static const mpitev_element els[] = { MPITEV_ELEMENT_OF(struct pair, a, MPITEV_DTYPE_INT32),
                                           MPITEV_ELEMENT_OF(struct pair, b, MPITEV_DTYPE_INT64) };
     static test_clock tc;
-    mpitev_clock clk = { test_clock_now, &tc, 1000, 5000 };
+    mpitev_clock clk = { test_clock_now, &tc, 1000, 5000, NULL };
     OK(mpitev_init());
     mpitev_type_desc td = pair_desc("rd_ev", MPITEV_BIND_MPI_COMM);
     td.desc = "d";

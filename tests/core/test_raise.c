@@ -22,7 +22,7 @@ static int setup(void **state) {
     tclk.value = 100;
     tclk.calls = 0;
     n_obj = n_payload = n_safety = 0;
-    mpitev_clock clk = { test_clock_now, &tclk, 1000, INT64_MAX };
+    mpitev_clock clk = { test_clock_now, &tclk, 1000, INT64_MAX, NULL };
     mpitev_source_desc sd = src_desc("src", MPITEV_SOURCE_ORDERED, &clk);
     mpitev_source_desc sd2 = src_desc("src2", MPITEV_SOURCE_UNORDERED, &clk);
     mpitev_type_desc p = pair_desc("pair", MPITEV_BIND_NO_OBJECT);
@@ -235,7 +235,7 @@ static void ordered_source_never_goes_back(void **state) {
     /* A source of its own: an ordered source's last timestamp lives as long as the
      * source (the process), and src has given later ones in earlier tests. */
     static mpitev_source fresh;
-    mpitev_clock clk = { test_clock_now, &tclk, 1000, INT64_MAX };
+    mpitev_clock clk = { test_clock_now, &tclk, 1000, INT64_MAX, NULL };
     mpitev_source_desc sd = src_desc("src_never_back", MPITEV_SOURCE_ORDERED, &clk);
     OK(mpitev_source_declare(&fresh, &sd));
     recorder rec = { 0 };

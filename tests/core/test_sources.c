@@ -70,7 +70,7 @@ static void custom_clock(void **state) {
     (void)state;
     static mpitev_source s0;
     static test_clock tc = { 1234, 0 }; /* the source keeps the context for the process */
-    mpitev_clock clk = { test_clock_now, &tc, 1000, 999999 };
+    mpitev_clock clk = { test_clock_now, &tc, 1000, 999999, NULL };
     mpitev_source_desc d = src_desc("custom", MPITEV_SOURCE_ORDERED, &clk);
     OK(mpitev_source_declare(&s0, &d));
     int i0 = sindex(&s0);
@@ -89,10 +89,63 @@ static void custom_clock(void **state) {
     assert_true(t == 5); /* ad-hoc timestamps are the clock's value */
 }
 
+/* A clock with a rate function (mpitev_clock.rate): ticks_per_second 0 is accepted, the
+ * rate is asked when a tool asks for the source's info, never at the declaration nor on
+ * a raise; a declaration again must give the same rate. The clock's ctx goes to both. */
+typedef struct lazy_clock {
+    test_clock tc; /* first: test_clock_now reads the ctx as a test_clock */
+    int rate_calls;
+} lazy_clock;
+static int64_t test_rate(void *ctx) {
+    ((lazy_clock *)ctx)->rate_calls++;
+    return 2500;
+}
+static int64_t other_rate(void *ctx) {
+    (void)ctx;
+    return 1;
+}
+static void lazy_rate_clock(void **state) {
+    (void)state;
+    static mpitev_source s0;
+    static mpitev_type t0;
+    static lazy_clock lc = { { 10, 0 }, 0 };
+    mpitev_clock clk = { test_clock_now, &lc, 0, 1000, NULL };
+    mpitev_source_desc d = src_desc("lazy", MPITEV_SOURCE_ORDERED, &clk);
+    assert_int_equal(mpitev_source_declare(&s0, &d), MPITEV_ERR_INVALID_ARG); /* 0, no rate */
+    clk.rate = test_rate;
+    clk.ticks_per_second = -1;
+    assert_int_equal(mpitev_source_declare(&s0, &d), MPITEV_ERR_INVALID_ARG); /* < 0 even with rate */
+    clk.ticks_per_second = 0;
+    OK(mpitev_source_declare(&s0, &d));
+    OK(mpitev_source_declare(&s0, &d)); /* the same again: a no-op */
+    clk.rate = other_rate;
+    assert_int_equal(mpitev_source_declare(&s0, &d), MPITEV_ERR_INVALID_ARG);
+    mpitev_type_desc td = { .name = "lazy_t" };
+    OK(mpitev_type_declare(&t0, &td));
+    recorder rec = { 0 };
+    rec_ud ud = { 1, &rec };
+    mpitev_reg r;
+    OK(mpitev_reg_alloc(tindex(&t0), NULL, NULL, 0, &r));
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, rec_cb, &ud, NULL, 0));
+    MPITEV_RAISE(&t0, &s0, NULL, MPITEV_CB_REQUIRE_NONE, NULL);
+    assert_int_equal(rec.n, 1);
+    assert_true(rec.calls[0].ts == 10); /* the clock's now() was read */
+    assert_int_equal(lc.rate_calls, 0);
+    mpitev_source_info info;
+    OK(mpitev_source_get_info(sindex(&s0), &info));
+    assert_true(info.ticks_per_second == 2500);
+    assert_true(info.max_ticks == 1000);
+    assert_int_equal(lc.rate_calls, 1);
+    OK(mpitev_source_get_info(sindex(&s0), &info));
+    assert_true(info.ticks_per_second == 2500);
+    assert_int_equal(lc.rate_calls, 2); /* asked each time: the clock keeps its value */
+    OK(mpitev_reg_free(r, NULL, NULL));
+}
+
 static void no_now_not_supported(void **state) {
     (void)state;
     static mpitev_source s0;
-    mpitev_clock clk = { NULL, NULL, 1000, 1000 };
+    mpitev_clock clk = { NULL, NULL, 1000, 1000, NULL };
     mpitev_source_desc d = src_desc("nonow", MPITEV_SOURCE_UNORDERED, &clk);
     OK(mpitev_source_declare(&s0, &d));
     int i0 = sindex(&s0);
@@ -111,7 +164,7 @@ static void bad_clock_and_ordering(void **state) {
     static mpitev_source s0;
     static test_clock tc = { 0, 0 };
     int n0 = nsources();
-    mpitev_clock clk = { test_clock_now, &tc, 0, 100 };
+    mpitev_clock clk = { test_clock_now, &tc, 0, 100, NULL };
     mpitev_source_desc d = src_desc("bad", MPITEV_SOURCE_ORDERED, &clk);
     assert_int_equal(mpitev_source_declare(&s0, &d), MPITEV_ERR_INVALID_ARG);
     clk.ticks_per_second = -1;
@@ -182,6 +235,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(declare_and_info, core_setup, core_teardown),
         cmocka_unit_test_setup_teardown(default_clock_is_monotonic_ns, core_setup, core_teardown),
         cmocka_unit_test_setup_teardown(custom_clock, core_setup, core_teardown),
+        cmocka_unit_test_setup_teardown(lazy_rate_clock, core_setup, core_teardown),
         cmocka_unit_test_setup_teardown(no_now_not_supported, core_setup, core_teardown),
         cmocka_unit_test_setup_teardown(bad_clock_and_ordering, core_setup, core_teardown),
         cmocka_unit_test_setup_teardown(duplicates, core_setup, core_teardown),

@@ -163,7 +163,7 @@ static const mpitev_type_desc type_desc[NT] = {
     { .name = "fz_forced", .num_elements = 2, .elements = pair_el, .payload_size = sizeof(struct fz_pair),
       .flags = MPITEV_TYPE_ALWAYS_BUFFERED },
 };
-static const mpitev_clock no_clock = { NULL, NULL, 1000, 1000000 };
+static const mpitev_clock no_clock = { NULL, NULL, 1000, 1000000, NULL };
 static const mpitev_source_desc source_desc[NS] = {
     { .name = "fz_ordered", .ordering = MPITEV_SOURCE_ORDERED, .buffer_capacity = 8 },
     { .name = "fz_unordered", .ordering = MPITEV_SOURCE_UNORDERED, .buffer_capacity = 8, .buffered_by_default = 1 },

@@ -19,7 +19,7 @@ static void ordered_source_without_clock(void **state) {
     (void)state;
     static mpitev_source src;
     static mpitev_type ev;
-    static const mpitev_clock none = { NULL, NULL, 1000, 1000000 };
+    static const mpitev_clock none = { NULL, NULL, 1000, 1000000, NULL };
     mpitev_source_desc sd = src_desc("findings_noclock", MPITEV_SOURCE_ORDERED, &none);
     OK(mpitev_source_declare(&src, &sd));
     mpitev_type_desc td = pair_desc("findings_ev", MPITEV_BIND_NO_OBJECT);

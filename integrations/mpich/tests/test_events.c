@@ -24,7 +24,11 @@
  *    ordered source, free callbacks exactly once. message_arrived's callback runs at
  *    MPI_T_CB_REQUIRE_NONE and calls MPI_Iprobe, re-entering MPI inside the delivery.
  * 4. (queues) A tool that registers while messages wait unexpected, sent while nobody
- *    listened: the lengths its events report count them. */
+ *    listened: the lengths its events report count them.
+ * Clock: the three sources share one clock (MPIR_CVAR_EVENTS_CLOCK; with the argument
+ * "monotonic" the test expects that CVAR's CLOCK_MONOTONIC, 10^9 ticks per second),
+ * and their ticks over a 50 ms wait, divided by the rate MPI_T_source_get_info reports,
+ * agree with MPI_Wtime within 10 %. */
 #include <mpi.h>
 
 #include <pthread.h>
@@ -33,7 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures, my_rank = -1;
+static int failures, my_rank = -1, clock_ns;
 #define CHECK(c)                                                                            \
     do {                                                                                    \
         if (!(c)) {                                                                         \
@@ -281,18 +285,43 @@ static void check_types_enums_categories(void)
         CHECK_EQ(seen[i], 1);
     free(seen);
 
-    /* sources: RECVQ (MPICH's name) ordered; the others unordered */
+    /* sources: RECVQ (MPICH's name) ordered; the others unordered; one clock */
     int nsrc = 0;
     T_OK(MPI_T_source_get_num(&nsrc));
     CHECK_EQ(nsrc, 3);
+    MPI_Count tps0 = 0;
     for (int s = 0; s < nsrc && s < 16; s++) {
         char sn[32];
         int sl = (int)sizeof sn;
         MPI_T_source_order order;
-        T_OK(MPI_T_source_get_info(s, sn, &sl, NULL, NULL, &order, NULL, NULL, NULL));
+        MPI_Count tps = 0, max_ticks = 0;
+        T_OK(MPI_T_source_get_info(s, sn, &sl, NULL, NULL, &order, &tps, &max_ticks, NULL));
         ordered[s] = order == MPI_T_SOURCE_ORDERED;
         CHECK_EQ(ordered[s], strcmp(sn, "RECVQ") == 0);
+        CHECK(tps > 0 && max_ticks > 0);
+        if (s == 0)
+            tps0 = tps;
+        CHECK_EQ(tps, tps0);
+        if (clock_ns)
+            CHECK_EQ(tps, 1000000000);
     }
+}
+
+/* The first source's ticks over a 50 ms wait, converted with its reported rate, against
+ * MPI_Wtime over the same wait. */
+static void check_clock(void)
+{
+    MPI_Count tps = 0;
+    MPI_Count ts0 = 0, ts1 = 0;
+    T_OK(MPI_T_source_get_info(0, NULL, NULL, NULL, NULL, NULL, &tps, NULL, NULL));
+    double w0 = MPI_Wtime();
+    T_OK(MPI_T_source_get_timestamp(0, &ts0));
+    while (MPI_Wtime() - w0 < 0.05)
+        ;
+    T_OK(MPI_T_source_get_timestamp(0, &ts1));
+    double w1 = MPI_Wtime();
+    double ticks_s = tps > 0 ? (double)(ts1 - ts0) / (double)tps : 0;
+    CHECK(ticks_s > 0.9 * (w1 - w0) && ticks_s < 1.1 * (w1 - w0));
 }
 
 /* ---------------------------------------------------------------- the second thread */
@@ -338,6 +367,8 @@ int main(int argc, char **argv)
             queues = 0, disabled = 1;
         else if (strcmp(argv[i], "multiple") == 0)
             multiple = 1;
+        else if (strcmp(argv[i], "monotonic") == 0)
+            clock_ns = 1;
     }
     /* ---- 1. before MPI_Init */
     int provided, nev = 0, nev2 = 0;
@@ -380,6 +411,7 @@ int main(int argc, char **argv)
 
     /* ---- 2. */
     check_types_enums_categories();
+    check_clock();
 
     /* ---- 3. */
     pthread_t th;

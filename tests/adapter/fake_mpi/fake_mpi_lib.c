@@ -43,7 +43,7 @@ static const mpitev_enum_item comm_items[] = { { "created", 0 }, { "freed", 1 } 
 static const mpitev_enum comm_enum = { "fake_comm_state", 2, comm_items };
 static mpitev_type ev_msg, ev_comm, ev_mark;
 static mpitev_source src_main, src_noclock;
-static const mpitev_clock no_clock = { NULL, NULL, 1000, 1000000 };
+static const mpitev_clock no_clock = { NULL, NULL, 1000, 1000000, NULL };
 
 static void fakempi_declare(void) {
     static int done;
