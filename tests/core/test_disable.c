@@ -85,6 +85,7 @@ static void nothing_evaluated_or_delivered(void **state) {
     assert_false(MPITEV_ENABLED(&dis_empty_type));
     raise_all(); /* a tool listens: still nothing */
     MPITEV_DRAIN(count_src(&src_buf), count(MPITEV_DRAIN_ALL), count(MPITEV_CB_REQUIRE_NONE));
+    MPITEV_DRAIN_CHECKED(count_src(&src_buf), count(MPITEV_DRAIN_ALL), count(MPITEV_CB_REQUIRE_NONE));
     assert_int_equal(n_eval, 0);
     assert_int_equal(n_cb, 0);
     /* the out-of-line drain is still a function: nothing was buffered */

@@ -28,6 +28,8 @@ int main(void) {
         MPITEV_RAISE_EVENT_EMPTY_CHECKED(nl_empty, &nl_src, NULL, count(MPITEV_CB_REQUIRE_NONE));
         if (MPITEV_ENABLED(&nl_plain) || MPITEV_ENABLED(&nl_ev_type)) count(0);
         MPITEV_DRAIN(&nl_src, count(MPITEV_DRAIN_ALL), MPITEV_CB_REQUIRE_NONE);
+        if (MPITEV_DRAIN_DUE(&nl_src)) count(0);
+        MPITEV_DRAIN_CHECKED(&nl_src, count(MPITEV_DRAIN_ALL), count(MPITEV_CB_REQUIRE_NONE));
     }
     return n_eval == 0 ? 0 : 1;
 }

@@ -85,6 +85,14 @@ static void buffered_records_are_drained(void **state) {
     assert_int_equal(delivered, 0);
     drain_both();
     assert_int_equal(delivered, 5);
+    /* The check and the call split (MPITEV_DRAIN_CHECKED after MPITEV_DRAIN_DUE): the
+     * same drain, of all or of at most max records. */
+    for (int i = 0; i < 3; i++) MPITEV_RAISE(&ev, &so, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
+    if (MPITEV_DRAIN_DUE(&so)) MPITEV_DRAIN_CHECKED(&so, 2, MPITEV_CB_REQUIRE_NONE);
+    assert_int_equal(delivered, 7);
+    if (MPITEV_DRAIN_DUE(&so)) MPITEV_DRAIN_CHECKED(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+    assert_int_equal(delivered, 8);
+    delivered = 5;
     /* Still due while the registration buffers (records may come any time). */
     drain_both();
     assert_int_equal(MPITEV_DRAIN_DUE(&so), 1);

@@ -50,9 +50,19 @@ void WRAP(mpitev__raise_ordered_entered)(mpitev_type *t, mpitev_source *s, const
     n_raise_ordered_entered++;
     REAL(mpitev__raise_ordered_entered)(t, s, o, c, p, ts);
 }
+/* (MPITEV_INLINE_TSC's way out of line: counted as mpitev__raise, which it calls) */
+void REAL(mpitev__raise_clocked)(mpitev_type *, mpitev_source *, const void *, int, const void *);
+void WRAP(mpitev__raise_clocked)(mpitev_type *, mpitev_source *, const void *, int, const void *);
+void WRAP(mpitev__raise_clocked)(mpitev_type *t, mpitev_source *s, const void *o, int c, const void *p) {
+    n_raise++;
+    REAL(mpitev__raise_clocked)(t, s, o, c, p);
+}
 #endif
 
 static mpitev_source ord, unord; /* ordered with the default clock: the in-place path */
+#if MPITEV_INLINE_TSC
+static mpitev_source ord_tsc;     /* ordered on the TSC clock: the in-place path */
+#endif
 static int comm_a, comm_b;       /* object keys of the bound type tev_msg */
 static const mpitev_enum_item mixed_items[] = { { "custom", 5 } };
 static const mpitev_enum mixed_enum = { "mixed_custom_enum", 1, mixed_items };
@@ -66,6 +76,12 @@ static mpitev_type_desc msg_meta(void) {
 static int group_setup(void **state) {
     (void)state;
     if (mpitev_init()) return -1;
+#if MPITEV_INLINE_TSC
+    if (mpitev_clock_tsc() && mpitev_source_declare(&ord_tsc, &(mpitev_source_desc){ .name = "ord_tsc",
+                                                                                    .ordering = MPITEV_SOURCE_ORDERED,
+                                                                                    .clock = mpitev_clock_tsc() }))
+        return -1;
+#endif
     if (mpitev_source_declare(&ord, &(mpitev_source_desc){ .name = "ord", .ordering = MPITEV_SOURCE_ORDERED }) ||
         mpitev_source_declare(&unord, &(mpitev_source_desc){ .name = "unord", .ordering = MPITEV_SOURCE_UNORDERED }))
         return -1;
@@ -87,6 +103,7 @@ static int group_teardown(void **state) {
 #define SEEN_MAX 16
 typedef struct seen {
     int type, source, cb_safety;
+    int64_t ts;
     unsigned char payload[64];
 } seen;
 static seen log_[SEEN_MAX];
@@ -104,6 +121,7 @@ static void record_cb(CB_PARAMS) {
     e->cb_safety = cb_safety;
     OK(mpitev_instance_type(inst, &e->type));
     OK(mpitev_instance_source(inst, &e->source));
+    OK(mpitev_instance_timestamp(inst, &e->ts));
     OK(mpitev_instance_copy(inst, e->payload));
 }
 
@@ -398,44 +416,68 @@ static void arguments_evaluated_only_when_someone_listens(void **state) {
     assert_int_equal(nlog, 4);
 }
 
-/* An ordered source (default clock), every registration buffered: TU b's raises write
- * their record in place, calling neither out-of-line entry (with MPITEV_RAISE_INLINE 0
- * each calls mpitev__raise). Controls: an unordered source, then an immediate
- * registration, do call them. */
+/* An ordered source (default clock; with MPITEV_INLINE_TSC the TSC clock), every
+ * registration buffered: TU b's raises write their record in place, calling neither
+ * out-of-line entry (with MPITEV_RAISE_INLINE 0 each calls mpitev__raise). Controls: an
+ * unordered source, then an immediate registration, do call them; with
+ * MPITEV_INLINE_TSC, so does an ordered source on the default clock. */
 static void buffered_ordered_raise_is_written_in_place(void **state) {
     (void)state;
 #if !defined(TEST_WRAP_RAISE)
     skip(); /* no --wrap on this platform */
 #endif
+    mpitev_source *in_place = &ord;
+#if MPITEV_INLINE_TSC
+    if (!mpitev_clock_tsc()) {
+        skip(); /* no invariant TSC here */
+        return;
+    }
+    in_place = &ord_tsc;
+#endif
     listen(&tev_mixed_type, NULL, "true");
     listen(&tev_empty_type, NULL, "true");
     listen(&tev_msg_type, &comm_a, "true");
     const struct tev_mixed_payload p = { 9, 0.125, -9, 99, 9 };
-    for (int i = 0; i < 3; i++) b_raise_mixed(&ord, &p);
-    b_raise_empty(&ord);
-    b_raise_msg(&ord, &comm_a, 1, 2, 3);
+    for (int i = 0; i < 3; i++) b_raise_mixed(in_place, &p);
+    b_raise_empty(in_place);
+    b_raise_msg(in_place, &comm_a, 1, 2, 3);
     assert_int_equal(n_raise_ordered_entered, 0);
     assert_int_equal(n_raise, MPITEV_RAISE_INLINE ? 0 : 5);
     assert_int_equal(nlog, 0);
-    assert_int_equal(drain(&ord), 5);
+    assert_int_equal(drain(in_place), 5);
     for (int i = 0; i < 3; i++) assert_mixed_equal(mixed_at(i), p);
     assert_int_equal(log_[3].type, tindex(&tev_empty_type));
     assert_int_equal(msg_at(4).bytes, 3);
+    for (int i = 1; i < 5; i++) assert_true(log_[i].ts >= log_[i - 1].ts && log_[i].ts > 0);
 
     /* Control 1: the unordered source's mpsc ring is out of line. */
     n_raise = n_raise_ordered_entered = 0;
     b_raise_mixed(&unord, &p);
     assert_int_equal(n_raise + n_raise_ordered_entered, 1);
     assert_int_equal(drain(&unord), 1);
-    /* Control 2: an immediate registration too; the inline path hands over entered. */
+    /* Control 2: an immediate registration too; the inline path hands over entered
+     * (with MPITEV_INLINE_TSC it leaves the section and goes out of line from the start:
+     * no call on the in-place path). */
     listen(&tev_mixed_type, NULL, "false");
     n_raise = n_raise_ordered_entered = 0;
-    b_raise_mixed(&ord, &p);
+    b_raise_mixed(in_place, &p);
     assert_int_equal(n_raise + n_raise_ordered_entered, 1);
-    assert_int_equal(n_raise_ordered_entered, MPITEV_RAISE_INLINE ? 1 : 0);
+    assert_int_equal(n_raise_ordered_entered, MPITEV_RAISE_INLINE && !MPITEV_INLINE_TSC ? 1 : 0);
     assert_int_equal(nlog, 7); /* the immediate one */
-    assert_int_equal(drain(&ord), 1);
+    assert_int_equal(drain(in_place), 1);
     assert_int_equal(nlog, 8);
+#if MPITEV_INLINE_TSC
+    /* Control 3: an ordered source on the default clock is out of line, and delivers
+     * the same (the immediate registration, then the buffered one). */
+    n_raise = n_raise_ordered_entered = 0;
+    b_raise_mixed(&ord, &p);
+    assert_int_equal(n_raise, 1);
+    assert_int_equal(n_raise_ordered_entered, 0);
+    assert_int_equal(nlog, 9);
+    assert_int_equal(drain(&ord), 1);
+    assert_int_equal(nlog, 10);
+    assert_mixed_equal(mixed_at(9), p);
+#endif
 }
 
 int main(void) {
