@@ -33,7 +33,7 @@ _Static_assert(MPITEV__PAYLOAD_SIZE((const void *)0) == 0, "const void pointer")
 _Static_assert(MPITEV__PAYLOAD_SIZE((const char *)0) == 1, "bytes: size 1, never a declared struct");
 
 static mpitev_type ev, ev_nopsize, ev_empty, ev_big;
-static mpitev_source ord, ord_small, unord, late;
+static mpitev_source ord, ord_small, unord, late, ord_tsc;
 
 static int64_t seen_seq[64], seen_ts[64];
 static int nseen, seen_nopayload;
@@ -196,6 +196,37 @@ static void grace_word_idle_after_raise(void **state) {
     assert_null(mpitev__state.bufwait_head);
 }
 
+/* An ordered source on the TSC clock: in place and out of line interleaved deliver in
+ * order with non-decreasing timestamps, as on the default clock. With MPITEV_INLINE_TSC
+ * (the buffer_raise_inline_tsc build) the typed raises read rdtsc in place and the void
+ * ones go out of line through mpitev__raise_clocked; the default-clock tests above then
+ * run out of line. */
+static void tsc_source_in_place_and_out_of_line_agree(void **state) {
+    (void)state;
+    const mpitev_clock *tsc = mpitev_clock_tsc();
+    if (!tsc) {
+        skip(); /* no invariant TSC here */
+        return;
+    }
+    OK(mpitev_source_declare(&ord_tsc, &(mpitev_source_desc){ .name = "ord_tsc", .ordering = MPITEV_SOURCE_ORDERED,
+                                                             .clock = tsc, .buffer_capacity = 8 }));
+    assert_int_equal(ord_tsc.mpitev__tsc, 1);
+    assert_int_equal(ord.mpitev__tsc, 0);
+    reg(&ev, "true");
+    assert_int_equal(fast(&ev, &ord_tsc), 1 + sizeof(struct msg));
+    int64_t seq = 0;
+    for (int round = 0; round < 3; round++) {
+        for (int k = 0; k < 6; k++, seq++) (k & 1 ? raise_void : raise_typed)(&ord_tsc, seq);
+        assert_int_equal(drain_n(&ord_tsc, -1, MPITEV_CB_REQUIRE_NONE), 6);
+    }
+    assert_int_equal(nseen, 18);
+    for (int i = 0; i < 18; i++) {
+        assert_int_equal(seen_seq[i], i);
+        assert_true(seen_ts[i] > 0);
+        if (i) assert_true(seen_ts[i] >= seen_ts[i - 1]);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(fast_table, setup, teardown),
@@ -203,6 +234,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(inline_and_out_of_line_agree, setup, teardown),
         cmocka_unit_test_setup_teardown(empty_type_in_place, setup, teardown),
         cmocka_unit_test_setup_teardown(grace_word_idle_after_raise, setup, teardown),
+        cmocka_unit_test_setup_teardown(tsc_source_in_place_and_out_of_line_agree, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
