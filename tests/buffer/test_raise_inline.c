@@ -143,22 +143,30 @@ static void raise_void(mpitev_source *s, int64_t seq) {
     MPITEV_RAISE(&ev, s, NULL, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, p);
 }
 
+/* rounds of n raises on s, typed (in place when s allows) and void (out of line)
+ * alternating, each round drained: delivered in raise order, timestamps never
+ * decreasing (and positive if ts_positive). */
+static void interleave_and_check(mpitev_source *s, int rounds, int n, int ts_positive) {
+    int64_t seq = 0;
+    for (int round = 0; round < rounds; round++) {
+        for (int k = 0; k < n; k++, seq++) (k & 1 ? raise_void : raise_typed)(s, seq);
+        assert_int_equal(drain_n(s, -1, MPITEV_CB_REQUIRE_NONE), n);
+    }
+    assert_int_equal(nseen, rounds * n);
+    for (int i = 0; i < rounds * n; i++) {
+        assert_int_equal(seen_seq[i], i);
+        if (ts_positive) assert_true(seen_ts[i] > 0);
+        if (i) assert_true(seen_ts[i] >= seen_ts[i - 1]);
+    }
+}
+
 /* In place and out of line interleave on one source: one order, one record format,
  * timestamps that never decrease, wrap-around (capacity 8) and a full ring on both. */
 static void inline_and_out_of_line_agree(void **state) {
     (void)state;
     reg(&ev, "true");
     assert_int_equal(fast(&ev, &ord), 1 + sizeof(struct msg));
-    int64_t seq = 0;
-    for (int round = 0; round < 5; round++) {
-        for (int k = 0; k < 5; k++, seq++) (k & 1 ? raise_void : raise_typed)(&ord, seq);
-        assert_int_equal(drain_n(&ord, -1, MPITEV_CB_REQUIRE_NONE), 5);
-    }
-    assert_int_equal(nseen, 25);
-    for (int i = 0; i < 25; i++) {
-        assert_int_equal(seen_seq[i], i);
-        if (i) assert_true(seen_ts[i] >= seen_ts[i - 1]);
-    }
+    interleave_and_check(&ord, 5, 5, 0);
     /* Full: 8 records fit, the 9th and 10th are dropped (counted by the cold path). */
     nseen = 0;
     for (int k = 0; k < 10; k++) raise_typed(&ord, 100 + k);
@@ -214,17 +222,7 @@ static void tsc_source_in_place_and_out_of_line_agree(void **state) {
     assert_int_equal(ord.mpitev__tsc, 0);
     reg(&ev, "true");
     assert_int_equal(fast(&ev, &ord_tsc), 1 + sizeof(struct msg));
-    int64_t seq = 0;
-    for (int round = 0; round < 3; round++) {
-        for (int k = 0; k < 6; k++, seq++) (k & 1 ? raise_void : raise_typed)(&ord_tsc, seq);
-        assert_int_equal(drain_n(&ord_tsc, -1, MPITEV_CB_REQUIRE_NONE), 6);
-    }
-    assert_int_equal(nseen, 18);
-    for (int i = 0; i < 18; i++) {
-        assert_int_equal(seen_seq[i], i);
-        assert_true(seen_ts[i] > 0);
-        if (i) assert_true(seen_ts[i] >= seen_ts[i - 1]);
-    }
+    interleave_and_check(&ord_tsc, 3, 6, 1);
 }
 
 int main(void) {

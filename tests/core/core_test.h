@@ -109,6 +109,15 @@ static inline void rec_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_sa
     OK(mpitev_instance_timestamp(inst, &c->ts));
 }
 
+/* A registration on t (no object, the default delivery) whose callback at
+ * MPITEV_CB_REQUIRE_NONE is rec_cb with u. */
+static inline mpitev_reg rec_listen(mpitev_type *t, rec_ud *u) {
+    mpitev_reg r;
+    OK(mpitev_reg_alloc(tindex(t), NULL, NULL, 0, &r));
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, rec_cb, u, NULL, 0));
+    return r;
+}
+
 /* Like rec_cb but also reads a struct pair payload (copy). */
 static inline void rec_pair_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud) {
     rec_cb(inst, reg, cb_safety, ud);

@@ -62,9 +62,7 @@ static void lazy_when_other_type_listened(void **state) {
     (void)state;
     recorder rec = { 0 };
     rec_ud ud = { 1, &rec };
-    mpitev_reg r;
-    OK(mpitev_reg_alloc(tindex(&ev_other), NULL, NULL, 0, &r));
-    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, rec_cb, &ud, NULL, 0));
+    (void)rec_listen(&ev_other, &ud);
     RAISE_PAIR(NULL);
     assert_not_evaluated();
     assert_int_equal(rec.n, 0);
@@ -240,9 +238,7 @@ static void ordered_source_never_goes_back(void **state) {
     OK(mpitev_source_declare(&fresh, &sd));
     recorder rec = { 0 };
     rec_ud u = { 1, &rec };
-    mpitev_reg r;
-    OK(mpitev_reg_alloc(tindex(&ev_pair), NULL, NULL, 0, &r));
-    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, rec_cb, &u, NULL, 0));
+    (void)rec_listen(&ev_pair, &u);
     static const int64_t seq[] = { 50, 40, 60, 10, 60, 70, -5 };
     for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {
         tclk.value = seq[i];

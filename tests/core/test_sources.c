@@ -124,9 +124,7 @@ static void lazy_rate_clock(void **state) {
     OK(mpitev_type_declare(&t0, &td));
     recorder rec = { 0 };
     rec_ud ud = { 1, &rec };
-    mpitev_reg r;
-    OK(mpitev_reg_alloc(tindex(&t0), NULL, NULL, 0, &r));
-    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, rec_cb, &ud, NULL, 0));
+    mpitev_reg r = rec_listen(&t0, &ud);
     MPITEV_RAISE(&t0, &s0, NULL, MPITEV_CB_REQUIRE_NONE, NULL);
     assert_int_equal(rec.n, 1);
     assert_true(rec.calls[0].ts == 10); /* the clock's now() was read */
