@@ -13,14 +13,16 @@ toy_tsc=$bld/toympi-inline-tsc
 if [ ! -x "$toy_on/bin/mpicc" ]; then
   echo "toy MPI not built (MPITEV_BUILD_EXAMPLES=OFF): its rows are skipped"
 else
-  cmake -S "$root/examples/toy_mpi" -B "$toy_off" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG" \
-    -DCMAKE_C_FLAGS=-DMPITEV_DISABLE -DBUILD_TESTING=OFF >/dev/null
-  cmake --build "$toy_off" -j2 --target toympi toympi_mpiexec >/dev/null
-  # and with the TSC clock read in place by the raise (MPITEV_INLINE_TSC), for the row
-  # with the sources on the TSC clock
-  cmake -S "$root/examples/toy_mpi" -B "$toy_tsc" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG" \
-    -DCMAKE_C_FLAGS=-DMPITEV_INLINE_TSC=1 -DBUILD_TESTING=OFF >/dev/null
-  cmake --build "$toy_tsc" -j2 --target toympi toympi_mpiexec >/dev/null
+  # build_toy DIR DEFINE: the toy MPI again, -O2, with -DDEFINE on every file
+  build_toy() {
+    cmake -S "$root/examples/toy_mpi" -B "$1" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG" \
+      "-DCMAKE_C_FLAGS=-D$2" -DBUILD_TESTING=OFF >/dev/null
+    cmake --build "$1" -j2 --target toympi toympi_mpiexec >/dev/null
+  }
+  build_toy "$toy_off" MPITEV_DISABLE
+  # and with the TSC clock read in place by the raise, for the row with the sources on
+  # the TSC clock
+  build_toy "$toy_tsc" MPITEV_INLINE_TSC=1
   "$toy_on/bin/mpicc" -O2 -o "$out/bm_on" "$root/bench/toympi/bench_msgs.c"
   "$toy_off/bin/mpicc" -O2 -o "$out/bm_off" "$root/bench/toympi/bench_msgs.c"
   "$toy_tsc/bin/mpicc" -O2 -o "$out/bm_tsc" "$root/bench/toympi/bench_msgs.c"
