@@ -35,6 +35,11 @@
  *                              from a nested callback is dropped and counted.
  *   MPITEV_CACHE_LINE          [all TUs, same value]  Cache line size used to separate
  *                              producer and consumer counters (default 64).
+ *   MPITEV_PACE_POLLS          [per TU, where MPITEV_DRAIN_PACED is used]  How many due
+ *                              polls MPITEV_DRAIN_PACED lets pass before it calls the
+ *                              drain anyway (default 64, at least 1; 1: every due poll
+ *                              calls). It also calls once the ring has gained a quarter
+ *                              of its capacity.
  *   MPITEV_RAISE_INLINE        [per TU]  1 (default): MPITEV_RAISE writes the common
  *                              buffered record (ordered source, declared payload struct)
  *                              in place at the raise site, ~40 instructions of code per
@@ -53,8 +58,10 @@
  *                              MPI puts its ordered sources on the TSC clock.
  *   MPITEV_DISABLE             [per TU; usually the whole MPI]  Compile the events out
  *                              (as NVTX_DISABLE does): MPITEV_RAISE, MPITEV_RAISE_EVENT(_EMPTY),
- *                              MPITEV_ENABLED (always 0), MPITEV_DRAIN and
- *                              MPITEV_DRAIN_CHECKED expand to nothing
+ *                              MPITEV_ENABLED (always 0), MPITEV_DRAIN,
+ *                              MPITEV_DRAIN_CHECKED and MPITEV_DRAIN_PACED expand to nothing
+ *                              (MPITEV_DRAIN_DUE, MPITEV_DRAIN_PACED_DUE and
+ *                              MPITEV_ANY_DRAIN_DUE to 0)
  *                              that runs: no argument is evaluated and no symbol is
  *                              referenced (the arguments are only type-checked, inside
  *                              sizeof). Declarations, queries, registrations, the

@@ -86,6 +86,9 @@ static void nothing_evaluated_or_delivered(void **state) {
     raise_all(); /* a tool listens: still nothing */
     MPITEV_DRAIN(count_src(&src_buf), count(MPITEV_DRAIN_ALL), count(MPITEV_CB_REQUIRE_NONE));
     MPITEV_DRAIN_CHECKED(count_src(&src_buf), count(MPITEV_DRAIN_ALL), count(MPITEV_CB_REQUIRE_NONE));
+    MPITEV_DRAIN_PACED(count_src(&src_buf), count(MPITEV_DRAIN_ALL), count(MPITEV_CB_REQUIRE_NONE));
+    if (MPITEV_DRAIN_PACED_DUE(count_src(&src_buf))) count(0);
+    assert_false(MPITEV_ANY_DRAIN_DUE());
     assert_int_equal(n_eval, 0);
     assert_int_equal(n_cb, 0);
     /* the out-of-line drain is still a function: nothing was buffered */

@@ -30,6 +30,9 @@ int main(void) {
         MPITEV_DRAIN(&nl_src, count(MPITEV_DRAIN_ALL), MPITEV_CB_REQUIRE_NONE);
         if (MPITEV_DRAIN_DUE(&nl_src)) count(0);
         MPITEV_DRAIN_CHECKED(&nl_src, count(MPITEV_DRAIN_ALL), count(MPITEV_CB_REQUIRE_NONE));
+        MPITEV_DRAIN_PACED(&nl_src, count(MPITEV_DRAIN_ALL), count(MPITEV_CB_REQUIRE_NONE));
+        if (MPITEV_DRAIN_PACED_DUE(&nl_src)) count(0);
+        if (MPITEV_ANY_DRAIN_DUE()) count(0);
     }
     return n_eval == 0 ? 0 : 1;
 }

@@ -62,6 +62,7 @@ static void idle_sources_skip_the_call(void **state) {
     /* ...and then nothing is due: immediate delivery needs no drain. */
     assert_int_equal(MPITEV_DRAIN_DUE(&so), 0);
     assert_int_equal(MPITEV_DRAIN_DUE(&su), 0);
+    assert_int_equal(MPITEV_ANY_DRAIN_DUE(), 0);
     delivered = 0;
     MPITEV_RAISE(&ev, &so, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
     assert_int_equal(delivered, 1);
@@ -80,6 +81,7 @@ static void buffered_records_are_drained(void **state) {
     mpitev_reg r = make_reg("true", MPITEV_CB_REQUIRE_NONE);
     assert_int_equal(MPITEV_DRAIN_DUE(&so), 1);
     assert_int_equal(MPITEV_DRAIN_DUE(&su), 1);
+    assert_int_equal(MPITEV_ANY_DRAIN_DUE(), 1);
     for (int i = 0; i < 3; i++) MPITEV_RAISE(&ev, &so, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
     for (int i = 0; i < 2; i++) MPITEV_RAISE(&ev, &su, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
     assert_int_equal(delivered, 0);
@@ -108,6 +110,7 @@ static void buffered_records_are_drained(void **state) {
     drain_both();
     assert_int_equal(MPITEV_DRAIN_DUE(&so), 0);
     assert_int_equal(MPITEV_DRAIN_DUE(&su), 0);
+    assert_int_equal(MPITEV_ANY_DRAIN_DUE(), 0);
 }
 
 /* A drop counted at an immediate raise (no callback safe at the raise's level) makes
@@ -119,13 +122,17 @@ static void drop_at_immediate_raise_is_reported(void **state) {
     drain_both();
     drain_both();
     assert_int_equal(MPITEV_DRAIN_DUE(&so), 0);
+    assert_int_equal(MPITEV_ANY_DRAIN_DUE(), 0);
     MPITEV_RAISE(&ev, &so, NULL, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, &cur); /* no safe callback: dropped */
     assert_int_equal(delivered, 0);
     assert_int_equal(MPITEV_DRAIN_DUE(&so), 1);
+    assert_int_equal(MPITEV_DRAIN_DUE(&su), 0);
+    assert_int_equal(MPITEV_ANY_DRAIN_DUE(), 1); /* set by the raise that counted the drop */
     MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
     assert_int_equal(dropped, 1);
     MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
     assert_int_equal(MPITEV_DRAIN_DUE(&so), 0);
+    assert_int_equal(MPITEV_ANY_DRAIN_DUE(), 0); /* the last due source went idle */
     OK(mpitev_reg_free(r, NULL, NULL));
 }
 
@@ -164,6 +171,7 @@ static void undeclared_source_is_never_due(void **state) {
     mpitev_reg r = make_reg("true", MPITEV_CB_REQUIRE_NONE); /* makes every declared source due */
     assert_int_equal(MPITEV_DRAIN_DUE(&so), 1);
     assert_int_equal(MPITEV_DRAIN_DUE(&never_declared), 0);
+    assert_int_equal(MPITEV_ANY_DRAIN_DUE(), 1);
     MPITEV_RAISE(&ev, &so, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
     MPITEV_DRAIN(&never_declared, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE); /* no call, no crash */
     assert_int_equal(delivered, 0);
@@ -174,6 +182,75 @@ static void undeclared_source_is_never_due(void **state) {
                      MPITEV_ERR_INVALID_ARG);
 }
 
+/* MPITEV_DRAIN_PACED (raise.inc): a due poll calls the drain every MPITEV_PACE_POLLS-th
+ * time, or at once when the ring gained a quarter of its capacity since the last paced
+ * call; an unordered source is not paced; a source that is not due costs no state change.
+ * Nothing is lost either way: what the paced polls leave, a plain drain delivers. */
+static mpitev_source sp;
+static void paced(mpitev_source *s, int polls) {
+    for (int i = 0; i < polls; i++) MPITEV_DRAIN_PACED(s, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+}
+static void paced_drain_waits_for_polls_or_backlog(void **state) {
+    (void)state;
+    mpitev_source_desc d = src_desc("sp", MPITEV_SOURCE_ORDERED, NULL);
+    d.buffer_capacity = 64; /* a quarter: 16 records */
+    OK(mpitev_source_declare(&sp, &d));
+    delivered = 0;
+    /* Not due (nobody listens): the paced check is the plain one, and counts nothing. */
+    for (int i = 0; i < 4; i++) MPITEV_DRAIN(&sp, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+    assert_int_equal(MPITEV_DRAIN_DUE(&sp), 0);
+    unsigned left = atomic_load(&sp.mpitev__pace_left);
+    assert_int_equal(MPITEV_DRAIN_PACED_DUE(&sp), 0);
+    assert_int_equal(atomic_load(&sp.mpitev__pace_left), left);
+
+    mpitev_reg r = make_reg("true", MPITEV_CB_REQUIRE_NONE);
+    /* The first due poll calls (zeroed state); the next MPITEV_PACE_POLLS - 1 count
+     * down, so the one after them calls again: one record, delivered there. */
+    paced(&sp, MPITEV_PACE_POLLS);
+    MPITEV_RAISE(&ev, &sp, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
+    paced(&sp, 1);
+    assert_int_equal(delivered, 1);
+    MPITEV_RAISE(&ev, &sp, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
+    paced(&sp, MPITEV_PACE_POLLS - 1);
+    assert_int_equal(delivered, 1);
+    paced(&sp, 1);
+    assert_int_equal(delivered, 2);
+    /* A backlog of a quarter of the ring: the next due poll delivers at once. */
+    for (int i = 0; i < 15; i++) MPITEV_RAISE(&ev, &sp, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
+    paced(&sp, 1);
+    assert_int_equal(delivered, 2);
+    MPITEV_RAISE(&ev, &sp, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
+    paced(&sp, 1);
+    assert_int_equal(delivered, 18);
+    /* What paced polls leave, the plain drain (an MPI call's exit) delivers. */
+    MPITEV_RAISE(&ev, &sp, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
+    paced(&sp, 3);
+    assert_int_equal(delivered, 18);
+    MPITEV_DRAIN(&sp, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+    assert_int_equal(delivered, 19);
+    /* An unordered source is not paced: every due poll drains. */
+    paced(&su, 1);
+    for (int i = 0; i < 3; i++) {
+        MPITEV_RAISE(&ev, &su, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
+        paced(&su, 1);
+        assert_int_equal(delivered, 20 + i);
+    }
+    /* The split form: the test, then the call. */
+    MPITEV_RAISE(&ev, &sp, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
+    int calls = 0;
+    for (int i = 0; i < MPITEV_PACE_POLLS; i++)
+        if (MPITEV_DRAIN_PACED_DUE(&sp)) {
+            calls++;
+            MPITEV_DRAIN_CHECKED(&sp, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+        }
+    assert_int_equal(calls, 1);
+    assert_int_equal(delivered, 23);
+    OK(mpitev_reg_free(r, NULL, NULL));
+    paced(&sp, 4 * MPITEV_PACE_POLLS); /* completes the free */
+    drain_both();
+    assert_int_equal(delivered, 23);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(idle_sources_skip_the_call, setup, core_teardown),
@@ -181,6 +258,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(drop_at_immediate_raise_is_reported, setup, core_teardown),
         cmocka_unit_test_setup_teardown(free_from_callback_completes_at_a_drain, setup, core_teardown),
         cmocka_unit_test_setup_teardown(undeclared_source_is_never_due, setup, core_teardown),
+        cmocka_unit_test_setup_teardown(paced_drain_waits_for_polls_or_backlog, setup, core_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

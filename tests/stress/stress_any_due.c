@@ -1,0 +1,118 @@
+/* Stress: MPITEV_ANY_DRAIN_DUE's word against the sources' drain_due words.
+ *
+ * Raiser threads raise at MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE into their own ordered
+ * source and a shared unordered one, to a registration whose only callback is at
+ * MPITEV_CB_REQUIRE_THREAD_SAFE: every raise is a drop, counted by the raising thread,
+ * which sets that source's drain_due word and then the global word, without the registry
+ * mutex. One drainer thread drains a source only when MPITEV_ANY_DRAIN_DUE() is 1, and each
+ * drain that reports the drops and finds its source idle clears every idle source's word
+ * and then the global one: the clears race with the raises' sets all along.
+ *
+ * Checked: every raise is reported dropped exactly once (reported = raised), by drains
+ * that only ran behind the global word, so a drop whose source word was set but hidden
+ * behind a cleared global word would leave the drainer waiting (the test fails by its
+ * timeout); and once everything is reported, no source is due behind a clear global word,
+ * and the global word goes back to 0. */
+#define MPITEV_IMPLEMENTATION
+#include <mpitev/mpitev.h>
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <cmocka.h>
+#include "../api_helpers.h"
+
+#define NRAISERS 3
+#define RAISES 200000
+
+static mpitev_type ev;
+static mpitev_source src_thread[NRAISERS];
+static mpitev_source src_shared;
+static _Atomic long reported;
+static _Atomic int raisers_done;
+
+static void on_event(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud) {
+    (void)inst, (void)reg, (void)cb_safety, (void)ud;
+}
+static void on_dropped(mpitev_count_t count, mpitev_reg reg, int source_index, int cb_safety, void *ud) {
+    (void)reg, (void)source_index, (void)cb_safety, (void)ud;
+    atomic_fetch_add(&reported, (long)count);
+}
+
+static void *raiser(void *arg) {
+    int me = (int)(intptr_t)arg;
+    for (int i = 0; i < RAISES; i++) {
+        int32_t v = i;
+        mpitev_source *s = (i & 1) ? &src_shared : &src_thread[me];
+        MPITEV_RAISE(&ev, s, NULL, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, &v);
+    }
+    atomic_fetch_add(&raisers_done, 1);
+    return NULL;
+}
+
+static void drain_all_behind_the_word(void) {
+    if (!MPITEV_ANY_DRAIN_DUE()) return;
+    for (int i = 0; i < NRAISERS; i++) MPITEV_DRAIN(&src_thread[i], MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+    MPITEV_DRAIN(&src_shared, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+}
+
+static void *drainer(void *arg) {
+    (void)arg;
+    const long want = (long)NRAISERS * RAISES;
+    time_t t0 = time(NULL);
+    while (atomic_load(&raisers_done) < NRAISERS || atomic_load(&reported) < want) {
+        drain_all_behind_the_word();
+        if (time(NULL) - t0 > 30) break; /* a lost word: reported stays short, asserted below */
+    }
+    return NULL;
+}
+
+static void drops_behind_the_global_word_are_all_reported(void **state) {
+    (void)state;
+    static const mpitev_element el[] = { { "v", MPITEV_DTYPE_INT32, 0, MPITEV_ANY_OFFSET } };
+    assert_int_equal(mpitev_init(), MPITEV_SUCCESS);
+    static const char *names[NRAISERS] = { "t0", "t1", "t2" };
+    for (int i = 0; i < NRAISERS; i++)
+        assert_int_equal(mpitev_source_declare(&src_thread[i], &(mpitev_source_desc){ .name = names[i], .ordering = MPITEV_SOURCE_ORDERED }),
+                         MPITEV_SUCCESS);
+    assert_int_equal(mpitev_source_declare(&src_shared, &(mpitev_source_desc){ .name = "shared", .ordering = MPITEV_SOURCE_UNORDERED }),
+                     MPITEV_SUCCESS);
+    assert_int_equal(mpitev_type_declare(&ev, &(mpitev_type_desc){ .name = "any_due_ev", .elements = el, .num_elements = 1,
+                                                                   .payload_size = sizeof(int32_t) }),
+                     MPITEV_SUCCESS);
+    mpitev_reg r;
+    mpitev_kv kv = { "mpitev_buffered", "false" };
+    assert_int_equal(mpitev_reg_alloc(tindex(&ev), NULL, &kv, 1, &r), MPITEV_SUCCESS);
+    assert_int_equal(mpitev_reg_set_dropped_handler(r, on_dropped), MPITEV_SUCCESS);
+    assert_int_equal(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_THREAD_SAFE, on_event, NULL, NULL, 0), MPITEV_SUCCESS);
+    /* the registry changed: drains complete that work, then nothing is due */
+    for (int i = 0; i < 4; i++) drain_all_behind_the_word();
+    assert_int_equal(MPITEV_ANY_DRAIN_DUE(), 0);
+
+    pthread_t th[NRAISERS], dr;
+    assert_int_equal(pthread_create(&dr, NULL, drainer, NULL), 0);
+    for (int i = 0; i < NRAISERS; i++) assert_int_equal(pthread_create(&th[i], NULL, raiser, (void *)(intptr_t)i), 0);
+    for (int i = 0; i < NRAISERS; i++) pthread_join(th[i], NULL);
+    pthread_join(dr, NULL);
+    assert_int_equal(atomic_load(&reported), (long)NRAISERS * RAISES);
+    /* quiescent: a due source implies the global word; a few more drains clear both */
+    for (int i = 0; i < NRAISERS; i++)
+        if (MPITEV_DRAIN_DUE(&src_thread[i])) assert_int_equal(MPITEV_ANY_DRAIN_DUE(), 1);
+    if (MPITEV_DRAIN_DUE(&src_shared)) assert_int_equal(MPITEV_ANY_DRAIN_DUE(), 1);
+    for (int i = 0; i < 4; i++) drain_all_behind_the_word();
+    assert_int_equal(MPITEV_ANY_DRAIN_DUE(), 0);
+    assert_int_equal(atomic_load(&reported), (long)NRAISERS * RAISES);
+    assert_int_equal(mpitev_reg_free(r, NULL, NULL), MPITEV_SUCCESS);
+    assert_int_equal(mpitev_finalize(), MPITEV_SUCCESS);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(drops_behind_the_global_word_are_all_reported),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
