@@ -19,13 +19,14 @@
  * - MPITEV_CB_REQUIRE_MPI_RESTRICTED once MPI_Finalize has started its shutdown
  *   (toympi_g.finalizing: its barrier, then the drain after the teardown): MPI is no
  *   longer usable. MPI_Finalize's first call, before that, is still at NONE.
- * MPITEV_DRAIN_DUE is the drains' own inline check (a load and an untaken branch each):
- * with nobody buffering and nothing left to do, the level and the in_tool count are not
- * even computed; built with -DMPITEV_DISABLE it is 0 and MPITEV_DRAIN nothing, so the
- * message path then has no event code at all. */
+ * MPITEV_ANY_DRAIN_DUE is one inline check for both sources (a load of one global word
+ * and an untaken branch: is any source's drain due?); each MPITEV_DRAIN then checks its
+ * own source. With nobody buffering and nothing left to do, the level and the in_tool
+ * count are not even computed; built with -DMPITEV_DISABLE it is 0 and MPITEV_DRAIN
+ * nothing, so the message path then has no event code at all. */
 static void drain_events(void)
 {
-    if (MPITEV_DRAIN_DUE(&toympi_events_src_engine) || MPITEV_DRAIN_DUE(&toympi_events_src_api)) {
+    if (MPITEV_ANY_DRAIN_DUE()) {
         const int cb_safety = toympi_g.finalizing ? MPITEV_CB_REQUIRE_MPI_RESTRICTED
                                                   : MPITEV_CB_REQUIRE_NONE;
         toympi_g.in_tool++; /* callbacks run inside the library: MPI_Finalize/MPI_Init refuse them */
