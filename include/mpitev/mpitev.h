@@ -35,11 +35,12 @@
  *                              from a nested callback is dropped and counted.
  *   MPITEV_CACHE_LINE          [all TUs, same value]  Cache line size used to separate
  *                              producer and consumer counters (default 64).
- *   MPITEV_PACE_POLLS          [per TU, where MPITEV_DRAIN_PACED is used]  How many due
- *                              polls MPITEV_DRAIN_PACED lets pass before it calls the
- *                              drain anyway (default 64, at least 1; 1: every due poll
- *                              calls). It also calls once the ring has gained a quarter
- *                              of its capacity.
+ *   MPITEV_PACE_POLLS          [implementation TU, read when a source is declared]
+ *                              The longest run of due polls after which
+ *                              MPITEV_DRAIN_PACED calls the drain (default 64, at least
+ *                              1; 1: every due poll calls). Records and polls spend one
+ *                              budget, a quarter of the ring: it also calls once a
+ *                              quarter of the ring waits.
  *   MPITEV_RAISE_INLINE        [per TU]  1 (default): MPITEV_RAISE writes the common
  *                              buffered record (ordered source, declared payload struct)
  *                              in place at the raise site, ~40 instructions of code per
