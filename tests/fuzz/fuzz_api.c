@@ -512,7 +512,19 @@ static void op_drain(void) {
     int max = (m & 0x80) ? MPITEV_DRAIN_ALL : (int)(m % 5);
     int lv = (int)(m / 8 % 5);
     int n;
-    TRACE("drain source %u max %d level %d\n", m % NS, max, lv);
+    /* All records, no count wanted, a valid level: one of the progress engine's inline
+     * forms instead, picked by the next byte (the plain check, or the paced one, whose
+     * polls leave records for a later drain: the accounts must still balance). */
+    unsigned form = (m & 0xC0) == 0xC0 && lv < 4 ? fz_byte() % 3 : 0;
+    TRACE("drain source %u max %d level %d form %u\n", m % NS, max, lv, form);
+    if (form == 1) {
+        MPITEV_DRAIN(&sources[m % NS], MPITEV_DRAIN_ALL, lv);
+        return;
+    }
+    if (form == 2) {
+        MPITEV_DRAIN_PACED(&sources[m % NS], MPITEV_DRAIN_ALL, lv);
+        return;
+    }
     int rc = mpitev_source_drain(&sources[m % NS], max, lv < 4 ? lv : 9, (m & 0x40) ? NULL : &n);
     CHECK(rc == MPITEV_SUCCESS || rc == MPITEV_ERR_NOT_INITIALIZED || (rc == MPITEV_ERR_INVALID_ARG && lv == 4), rc, lv);
 }

@@ -32,6 +32,11 @@ def drain(s, level=0, events=0, drops=0, frees=0):
     m = next(m for m in range(128, 256) if m % 3 == s and m // 8 % 5 == level and not m & 0x40)
     return [DRAIN, m] + pad(events, drops, frees)
 
+def drain_form(s, form, level=0, events=0, drops=0, frees=0):
+    """All records, no count wanted, a valid level: form 1 MPITEV_DRAIN, 2 MPITEV_DRAIN_PACED."""
+    m = next(m for m in range(192, 256) if m % 3 == s and m // 8 % 5 == level)
+    return [DRAIN, m, form] + pad(events, drops, frees)
+
 def pad(events=0, drops=0, frees=0):
     return [0] * (2 * events + drops + frees)
 
@@ -75,6 +80,11 @@ seeds = {
     'gen_levels_and_drops': alloc(0, 'false') + register(0, 2) + dropped(0) + raise_(0, 0, 0) +
                             pad(1) + raise_(0, 0, 3) + pad(0, 1) + raise_(0, 0, 1) + pad(1),
     'gen_full_ring': alloc(0, 'true') + register(0) + dropped(0) + burst(0, 0, 20) + drain(0, events=8, drops=1),
+    # The inline drains: on source 0 (8 records, a pacing budget of 2) a paced poll calls
+    # at once with records waiting; the next, with nothing new, spends its step; a record
+    # raised then goes to the plain check; the poll after calls, its budget spent.
+    'gen_paced_drain': alloc(0, 'true') + register(0) + burst(0, 0, 3) + drain_form(0, 2, events=3) +
+                       drain_form(0, 2) + raise_(0, 0) + drain_form(0, 1, events=1) + drain_form(0, 2),
     'gen_big_payload': alloc(3, 'true') + register(0) + dropped(0) + burst(3, 2, 3) + drain(2, drops=1),
     'gen_unordered_default': alloc(4) + register(0) + dropped(0) + burst(4, 1, 10) + drain(1, events=8, drops=1),
     'gen_nested_raise': alloc(0, 'false') + register(0) + dropped(0) + [RAISE, 0, 0, 0, 1, RAISE, 0, 0, 0, 1,
