@@ -210,8 +210,9 @@ static void paced_drain_spends_a_budget(void **state) {
     assert_true(atomic_load(&sp.mpitev__pace_limit) == limit);
 
     mpitev_reg r = make_reg("true", MPITEV_CB_REQUIRE_NONE);
-    /* The first due poll calls (zeroed state); the next MPITEV_PACE_POLLS - 1 spend the
-     * budget, so the one after them calls again: one record, delivered there. */
+    /* The first due poll calls (the limit starts at the tail); the next
+     * MPITEV_PACE_POLLS - 1 spend the budget, so the one after them calls again: one
+     * record, delivered there. */
     paced(&sp, MPITEV_PACE_POLLS);
     raise_n(&sp, 1);
     paced(&sp, 1);
