@@ -56,6 +56,15 @@ self_ir() {
 incl_ir() {
   callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null | awk -v f="$2" '$0 ~ (":" f " ") || $0 ~ (":" f "$") { gsub(",", "", $1); print $1; exit }'
 }
+# callee_per FILE CALLER CALLEE: instructions per call of CALLEE from CALLER, inclusive
+# (the "calling" tree's line for that call: its cost and its count).
+callee_per() {
+  callgrind_annotate --tree=calling --threshold=100 "$1" 2>/dev/null | awk -v f="$2" -v g="$3" '
+    /%\) +\* / { inf = ($0 ~ (":" f " ")) || ($0 ~ (":" f "$")); next }
+    inf && /%\) +> / && ($0 ~ (":" g " ")) {
+      c = $1; gsub(",", "", c); n = $0; sub(/.*\(/, "", n); sub(/x\).*/, "", n); gsub(",", "", n)
+      if (n > 0) printf "%.2f", c / n; exit }'
+}
 # cg_total FILE: every instruction of the run.
 cg_total() { awk '$1 == "summary:" || $1 == "totals:" { print $2; exit }' "$1"; }
 # per A B N: (A - B) / N, or nothing when A or B is missing (a function not found).
@@ -88,7 +97,7 @@ row raise "disabled raise (nobody listens)" "$(per "$(self_ir "$out/raise" bench
 enabled=$(incl_ir "$out/raise" bench_loop_raise_enabled)
 clock=$(incl_ir "$out/raise" bench_clock_now)
 cb=$(incl_ir "$out/raise" bench_callback)
-row raise "immediate raise, 1 registration, excl. clock+cb" \
+row raise "immediate raise, 1 registration, custom clock (timestamps clamped: out of line), excl. clock+cb" \
   "$(awk -v e="$enabled" -v b="$base" -v c="$clock" -v k="$cb" -v n="$n" 'BEGIN { printf "%.2f", (e - b - c - k) / n }')"
 row raise "  clock read (CLOCK_MONOTONIC, vDSO hidden)" "$(per "$clock" 0 "$n")"
 row raise "  empty callback" "$(per "$cb" 0 "$n")"
