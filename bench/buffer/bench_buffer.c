@@ -13,12 +13,8 @@
 
 #define CHUNK 4096
 
-struct msg { int32_t peer; int32_t tag; int64_t bytes; };
-static const mpitev_element msg_elements[] = {
-    MPITEV_ELEMENT_OF(struct msg, peer, MPITEV_DTYPE_INT32),
-    MPITEV_ELEMENT_OF(struct msg, tag, MPITEV_DTYPE_INT32),
-    MPITEV_ELEMENT_OF(struct msg, bytes, MPITEV_DTYPE_INT64),
-};
+#include "../bench_msg.h"
+
 static mpitev_type ev_msg;
 static mpitev_source src_o, src_u, src_tsc;
 static long ncb;
@@ -32,21 +28,13 @@ __attribute__((noinline)) void bench_cb(const mpitev_instance *i, mpitev_reg r, 
     __attribute__((noinline)) void name(int n) {                                       \
         for (int i = 0; i < n; i++) {                                                  \
             MPITEV_RAISE(&ev_msg, (src), NULL, MPITEV_CB_REQUIRE_THREAD_SAFE,          \
-                         &(struct msg){ i, i + 1, (int64_t)i * 7 });                   \
+                         &BENCH_MSG(i));                   \
             __asm__ volatile("" ::: "memory");                                         \
         }                                                                              \
     }
-/* The same loop without the raise: the loop itself and the payload's values (the raise
- * site's own work, which a disabled raise skips too). Subtracted from the raises. */
-#define BASELINE_CHUNK(name)                                                           \
-    __attribute__((noinline)) void name(int n) {                                       \
-        for (int i = 0; i < n; i++) {                                                  \
-            struct msg m = { i, i + 1, (int64_t)i * 7 };                               \
-            __asm__ volatile("" ::"r"(m.peer), "r"(m.tag), "r"(m.bytes) : "memory");   \
-        }                                                                              \
-    }
-BASELINE_CHUNK(bench_baseline_a)
-BASELINE_CHUNK(bench_baseline_b)
+/* The same loop without the raise (bench_msg.h), subtracted from the raises. */
+BENCH_BASELINE(bench_baseline_a)
+BENCH_BASELINE(bench_baseline_b)
 RAISE_CHUNK(bench_raise_ordered_a, &src_o)
 RAISE_CHUNK(bench_raise_ordered_b, &src_o)
 RAISE_CHUNK(bench_raise_unordered_a, &src_u)

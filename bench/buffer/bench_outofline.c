@@ -4,13 +4,13 @@
 #define MPITEV_RAISE_INLINE 0
 #include <mpitev/mpitev.h>
 
-struct msg { int32_t peer; int32_t tag; int64_t bytes; };
+#include "../bench_msg.h"
 
 #define RAISE_CHUNK_OOL(name)                                                          \
     __attribute__((noinline)) void name(mpitev_type *t, mpitev_source *s, int n) {    \
         for (int i = 0; i < n; i++) {                                                  \
             MPITEV_RAISE(t, s, NULL, MPITEV_CB_REQUIRE_THREAD_SAFE,                    \
-                         &(struct msg){ i, i + 1, (int64_t)i * 7 });                   \
+                         &BENCH_MSG(i));                   \
             __asm__ volatile("" ::: "memory");                                         \
         }                                                                              \
     }

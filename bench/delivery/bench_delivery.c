@@ -18,12 +18,8 @@
 #define CHUNK 1024
 #define OTHERS 64
 
-struct msg { int32_t peer; int32_t tag; int64_t bytes; };
-static const mpitev_element msg_elements[] = {
-    MPITEV_ELEMENT_OF(struct msg, peer, MPITEV_DTYPE_INT32),
-    MPITEV_ELEMENT_OF(struct msg, tag, MPITEV_DTYPE_INT32),
-    MPITEV_ELEMENT_OF(struct msg, bytes, MPITEV_DTYPE_INT64),
-};
+#include "../bench_msg.h"
+
 static mpitev_type ev_bound, ev_unbound, ev_other[OTHERS];
 static mpitev_source src;
 static char objs[1 + OTHERS];
@@ -38,7 +34,7 @@ __attribute__((noinline)) void bench_cb(const mpitev_instance *i, mpitev_reg r, 
 /* n raises of t for obj (not measured when it only fills the ring). */
 __attribute__((noinline)) static void raise_n(mpitev_type *t, const void *obj, int n) {
     for (int i = 0; i < n; i++) {
-        MPITEV_RAISE(t, &src, obj, MPITEV_CB_REQUIRE_THREAD_SAFE, &(struct msg){ i, i + 1, (int64_t)i * 7 });
+        MPITEV_RAISE(t, &src, obj, MPITEV_CB_REQUIRE_THREAD_SAFE, &BENCH_MSG(i));
         __asm__ volatile("" ::: "memory");
     }
 }
@@ -48,18 +44,8 @@ __attribute__((noinline)) static void raise_n(mpitev_type *t, const void *obj, i
     __attribute__((noinline)) void name(mpitev_type *t, const void *obj, int n) {          \
         for (int i = 0; i < n; i++) {                                                      \
             MPITEV_RAISE(t, &src, obj, MPITEV_CB_REQUIRE_THREAD_SAFE,                      \
-                         &(struct msg){ i, i + 1, (int64_t)i * 7 });                       \
+                         &BENCH_MSG(i));                       \
             __asm__ volatile("" ::: "memory");                                             \
-        }                                                                                  \
-    }
-/* The same loop without the raise: the loop itself and the payload's values (work the
- * raise site does whether or not anyone listens), subtracted from the immediate rows as
- * bench/buffer subtracts it from its raise rows. */
-#define BASELINE(name)                                                                     \
-    __attribute__((noinline)) void name(int n) {                                           \
-        for (int i = 0; i < n; i++) {                                                      \
-            struct msg m = { i, i + 1, (int64_t)i * 7 };                                   \
-            __asm__ volatile("" ::"r"(m.peer), "r"(m.tag), "r"(m.bytes) : "memory");       \
         }                                                                                  \
     }
 /* Measured: one drain call, as a progress engine makes it. */
@@ -76,7 +62,10 @@ __attribute__((noinline)) static void raise_n(mpitev_type *t, const void *obj, i
         }                                                                                  \
     }
 PAIR(CLOCKS, bench_clock)
-PAIR(BASELINE, bench_baseline)
+/* The raise loop without the raise (bench_msg.h), subtracted from the immediate rows as
+ * bench/buffer subtracts it from its raise rows. */
+BENCH_BASELINE(bench_baseline_a)
+BENCH_BASELINE(bench_baseline_b)
 
 /* Immediate delivery. */
 PAIR(RAISES, imm_unbound1)
