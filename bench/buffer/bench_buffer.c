@@ -28,7 +28,7 @@ __attribute__((noinline)) void bench_cb(const mpitev_instance *i, mpitev_reg r, 
     __attribute__((noinline)) void name(int n) {                                       \
         for (int i = 0; i < n; i++) {                                                  \
             MPITEV_RAISE(&ev_msg, (src), NULL, MPITEV_CB_REQUIRE_THREAD_SAFE,          \
-                         &BENCH_MSG(i));                   \
+                         &BENCH_MSG(i));                                               \
             __asm__ volatile("" ::: "memory");                                         \
         }                                                                              \
     }

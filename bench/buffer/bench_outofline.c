@@ -10,7 +10,7 @@
     __attribute__((noinline)) void name(mpitev_type *t, mpitev_source *s, int n) {    \
         for (int i = 0; i < n; i++) {                                                  \
             MPITEV_RAISE(t, s, NULL, MPITEV_CB_REQUIRE_THREAD_SAFE,                    \
-                         &BENCH_MSG(i));                   \
+                         &BENCH_MSG(i));                                               \
             __asm__ volatile("" ::: "memory");                                         \
         }                                                                              \
     }

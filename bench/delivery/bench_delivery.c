@@ -44,7 +44,7 @@ __attribute__((noinline)) static void raise_n(mpitev_type *t, const void *obj, i
     __attribute__((noinline)) void name(mpitev_type *t, const void *obj, int n) {          \
         for (int i = 0; i < n; i++) {                                                      \
             MPITEV_RAISE(t, &src, obj, MPITEV_CB_REQUIRE_THREAD_SAFE,                      \
-                         &BENCH_MSG(i));                       \
+                         &BENCH_MSG(i));                                                   \
             __asm__ volatile("" ::: "memory");                                             \
         }                                                                                  \
     }

@@ -58,9 +58,9 @@ else
   row toympi "events compiled out (MPITEV_DISABLE)" "$off" "-"
   row toympi "events compiled in, no tool" "$on" "$(pct "$on" "$off")"
   row toympi "tool with an empty callback on every type" "$tl" "$(pct "$tl" "$off")"
-  per_ev=$(awk -v t="$tl" -v o="$on" -v e="$ev" 'BEGIN { if (e > 0) printf "%.1f", (t - o) / e; else printf "n/a" }')
-  row toympi "  events delivered / dropped per message (tool)" "$ev / $dr" "-"
-  row toympi "  instructions per delivered event (tool - no tool)" "$per_ev" "-"
+  # per_event TOTAL EVENTS: a tool run's instructions per delivered event over the
+  # no-tool run ("n/a" without events)
+  per_event() { awk -v t="$1" -v o="$on" -v e="$2" 'BEGIN { if (e > 0) printf "%.1f", (t - o) / e; else printf "n/a" }'; }
   # The issue's figure excludes the clock: its read, per event, is the clock function's
   # inclusive count in the tool runs (what the raise does around the call, saving and
   # reloading registers, stays in). clock_per NAME FUNCTION EVENTS
@@ -68,19 +68,21 @@ else
     awk -v a="$(incl_ir "$out/cg.$1.$k2" "$2")" -v b="$(incl_ir "$out/cg.$1.$k1" "$2")" -v e="$3" -v n=$((k2 - k1)) \
       'BEGIN { if (a != "" && b != "" && e > 0) printf "%.1f", (a - b) / n / e }'
   }
+  # without_clock PER_EVENT CLOCK: the first less the second (nothing if either is missing)
+  without_clock() { awk -v p="$1" -v c="$2" 'BEGIN { if (c != "" && p != "n/a") printf "%.1f", p - c }'; }
+  per_ev=$(per_event "$tl" "$ev")
+  row toympi "  events delivered / dropped per message (tool)" "$ev / $dr" "-"
+  row toympi "  instructions per delivered event (tool - no tool)" "$per_ev" "-"
   clk=$(clock_per tool mpitev__clock_monotonic_now "$ev")
   row toympi "  of which the clock read (CLOCK_MONOTONIC, a call)" "$clk" "-"
-  row toympi "  instructions per delivered event, clock excluded" \
-    "$(awk -v p="$per_ev" -v c="$clk" 'BEGIN { if (c != "") printf "%.1f", p - c }')" "-"
+  row toympi "  instructions per delivered event, clock excluded" "$(without_clock "$per_ev" "$clk")" "-"
   row toympi "tool as above, sources on the TSC clock" "$tt" "$(pct "$tt" "$off")"
-  per_evt=$(awk -v t="$tt" -v o="$on" -v e="$evt" 'BEGIN { if (e > 0) printf "%.1f", (t - o) / e; else printf "n/a" }')
+  per_evt=$(per_event "$tt" "$evt")
   row toympi "  instructions per delivered event, TSC clock" "$per_evt" "-"
-  clkt=$(clock_per tooltsc mpitev__tsc_now "$evt")
   row toympi "  instructions per delivered event, TSC clock, clock excluded" \
-    "$(awk -v p="$per_evt" -v c="$clkt" 'BEGIN { if (c != "") printf "%.1f", p - c }')" "-"
+    "$(without_clock "$per_evt" "$(clock_per tooltsc mpitev__tsc_now "$evt")")" "-"
   row toympi "tool as above, TSC clock read in place (MPITEV_INLINE_TSC)" "$ti" "$(pct "$ti" "$off")"
-  row toympi "  instructions per delivered event, TSC clock read in place" \
-    "$(awk -v t="$ti" -v o="$on" -v e="$evi" 'BEGIN { if (e > 0) printf "%.1f", (t - o) / e; else printf "n/a" }')" "-"
+  row toympi "  instructions per delivered event, TSC clock read in place" "$(per_event "$ti" "$evi")" "-"
   printf '"compiled out" %s\n"compiled in,\\nno tool" %s\n"empty callbacks,\\nevery type" %s\n"per delivered\\nevent" %s\n' \
     "$off" "$on" "$tl" "$per_ev" >"$out/plot.toympi"
 
