@@ -316,6 +316,81 @@ static void keys_of_one_pair_are_quick(void **state) {
     for (int i = 0; i < 64; i++) OK(mpitev_reg_free(r[i], NULL, NULL));
 }
 
+/* The gate (impl_ring.inc), the one-record drains' single check: the cache's level
+ * exactly while nothing else needs looking at. A drop counted on the source closes it
+ * until a drain reports the drop, which happens before the next record is delivered; a
+ * registration change closes it, and the drain that opens it again leaves no entry of
+ * the cache filled before the change; a drain at another level moves it. */
+static int gate_drops_seen, gate_drops_at_call;
+static void gate_dropped(mpitev_count_t n, mpitev_reg reg, int source_index, int cb_safety, void *ud) {
+    (void)reg; (void)source_index; (void)cb_safety; (void)ud;
+    gate_drops_seen += (int)n;
+    gate_drops_at_call = ncalls;
+}
+static uint64_t gate(void) { return atomic_load(&so.mpitev__buf->gate); }
+static void gate_closes_and_opens(void **state) {
+    (void)state;
+    mpitev_reg r1 = reg_buf(&ev1, NULL, 1), r2 = reg_buf(&ev2, NULL, 2), imm;
+    mpitev_kv kv = { "mpitev_buffered", "false" };
+    OK(mpitev_reg_alloc(tindex(&evb), &objs[3], &kv, 1, &imm));
+    OK(mpitev_reg_set_callback(imm, MPITEV_CB_REQUIRE_NONE, cb, &tagv[7], NULL, 0));
+    OK(mpitev_reg_set_dropped_handler(imm, gate_dropped));
+    gate_drops_seen = 0;
+    gate_drops_at_call = -1;
+    ncalls = 0;
+    raise1(&ev1, NULL, 0); /* fills both slots, then one record from its slot */
+    raise1(&ev2, NULL, 1);
+    assert_int_equal(drain(), 2);
+    raise1(&ev1, NULL, 2);
+    assert_int_equal(drain(), 1);
+    assert_true(gate() == MPITEV_CB_REQUIRE_NONE);
+    /* A registration change (r1's callback replaced): closed; the next one-record drain
+     * calls the new callback, opens the gate, and no entry predates the change. */
+    OK(mpitev_reg_set_callback(r1, MPITEV_CB_REQUIRE_NONE, cb, &tagv[3], NULL, 0));
+    assert_true(gate() & MPITEV__GATE_STALE);
+    raise1(&ev1, NULL, 3);
+    MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+    assert_int_equal(ncalls, 4);
+    assert_int_equal(calls[3].tag, 3);
+    assert_true(gate() == MPITEV_CB_REQUIRE_NONE);
+    const mpitev__drain_cache *k = &so.mpitev__buf->cache;
+    uint64_t ver = atomic_load(&mpitev__S->regver);
+    for (int i = 0; i < MPITEV__DRAIN_SLOTS; i++)
+        if (k->slot[i].sv != 0) assert_true(k->slot[i].ver == ver);
+    assert_true(k->svn == 0 || k->vern == ver);
+    raise1(&ev2, NULL, 4); /* ev2's slot was emptied: refilled, served quickly after */
+    assert_int_equal(drain(), 1);
+    raise1(&ev2, NULL, 5);
+    assert_int_equal(drain(), 1);
+    assert_int_equal(calls[5].graced, 0);
+    /* A drop counted at a raise (an immediate registration with no callback safe at the
+     * raise's level): closed; the record raised next is delivered after the report. */
+    struct pair p = { 6, -6 };
+    MPITEV_RAISE(&evb, &so, &objs[3], MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, &p);
+    assert_true(gate() & MPITEV__GATE_DROPS);
+    raise1(&ev2, NULL, 7);
+    MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+    assert_int_equal(ncalls, 7);
+    assert_int_equal(calls[6].a, 7);
+    assert_int_equal(gate_drops_seen, 1);
+    assert_int_equal(gate_drops_at_call, 6); /* reported before record 7's callback */
+    assert_true(gate() == MPITEV_CB_REQUIRE_NONE); /* open again once reported */
+    raise1(&ev2, NULL, 8);
+    assert_int_equal(drain(), 1);
+    /* Another level: the gate holds it (open at that level only). */
+    OK(mpitev_reg_set_callback(r2, MPITEV_CB_REQUIRE_THREAD_SAFE, cb, &tagv[2], NULL, 0));
+    raise1(&ev2, NULL, 9);
+    assert_int_equal(drain_n(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_THREAD_SAFE), 1);
+    assert_true(gate() == MPITEV_CB_REQUIRE_THREAD_SAFE);
+    raise1(&ev2, NULL, 10);
+    assert_int_equal(drain(), 1);
+    assert_true(gate() == MPITEV_CB_REQUIRE_NONE);
+    assert_int_equal(ncalls, 10);
+    OK(mpitev_reg_free(r1, NULL, NULL));
+    OK(mpitev_reg_free(r2, NULL, NULL));
+    OK(mpitev_reg_free(imm, NULL, NULL));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(one_record_per_call, setup, core_teardown),
@@ -324,6 +399,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(other_level_is_not_served, setup, core_teardown),
         cmocka_unit_test_setup_teardown(alternating_objects_are_quick, setup, core_teardown),
         cmocka_unit_test_setup_teardown(keys_of_one_pair_are_quick, setup, core_teardown),
+        cmocka_unit_test_setup_teardown(gate_closes_and_opens, setup, core_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
