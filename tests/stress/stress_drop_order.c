@@ -10,6 +10,7 @@
  * Checked at every delivery: the drops reported so far cover the sequence numbers
  * skipped so far (a report came before the record that follows a loss); at the end,
  * delivered + reported = raised, and both happened. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #define MPITEV_IMPLEMENTATION
 #include <mpitev/mpitev.h>
 
