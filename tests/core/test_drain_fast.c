@@ -81,14 +81,14 @@ static void one_record_per_call(void **state) {
     raise1(&ev2, NULL, 101);
     assert_int_equal(drain(), 2);
     const struct mpitev__drain_slot *s2 = so.mpitev__buf->cache.last;
-    assert_int_equal(s2->type->mpitev__index, tindex(&ev2));
+    assert_int_equal(s2->inst.mpitev__type->mpitev__index, tindex(&ev2));
     for (int i = 0; i < 10; i++) {
         mpitev_type *t = (i & 2) ? &ev2 : &ev1;
         raise1(t, NULL, i);
         if (i & 1) MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
         else assert_int_equal(drain(), 1);
         /* the slot that served it is the one the next call starts from */
-        assert_int_equal(so.mpitev__buf->cache.last->type->mpitev__index, tindex(t));
+        assert_int_equal(so.mpitev__buf->cache.last->inst.mpitev__type->mpitev__index, tindex(t));
     }
     assert_int_equal(ncalls, 12);
     for (int i = 0; i < 10; i++) {
