@@ -127,6 +127,26 @@ static void callback_replaced_before_a_later_delivery(void **state) {
     for (int i = 0; i < 3; i++) OK(mpitev_reg_free(r[i], NULL, NULL));
 }
 
+/* The second delivery of a record replaces the callback of its third registration (the
+ * quick loop delivers the first two of an entry in line, then the rest): the record's
+ * third delivery goes live, to the new callback (tag 7), and so do the later records. */
+static void callback_replaced_at_a_records_second_delivery(void **state) {
+    (void)state;
+    mpitev_reg r[3];
+    r[0] = reg_on(&evb, &objs[1], cb, 0);
+    r[1] = reg_on(&evb, &objs[1], changer, 1);
+    r[2] = reg_on(&evb, &objs[1], cb, 2);
+    change_kind = SET_CALLBACK;
+    change_target = r[2];
+    change_at = 2;
+    fill(r);
+    for (int i = 1; i <= 3; i++) raise_on(&so, &evb, &objs[1], i);
+    MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+    static const int tag[] = { 0, 1, 2, 0, 1, 7, 0, 1, 7 }, a[] = { 1, 1, 1, 2, 2, 2, 3, 3, 3 };
+    check_tags(tag, a, 9);
+    for (int i = 0; i < 3; i++) OK(mpitev_reg_free(r[i], NULL, NULL));
+}
+
 /* The last delivery of a record replaces the callback of the record's first
  * registration: the next record (the same entry, checked only by the previous record's
  * last look at regver) goes to the new callback. */
@@ -266,6 +286,7 @@ static void unordered_source_through_the_drain_call(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(callback_replaced_before_a_later_delivery, setup, core_teardown),
+        cmocka_unit_test_setup_teardown(callback_replaced_at_a_records_second_delivery, setup, core_teardown),
         cmocka_unit_test_setup_teardown(callback_replaced_at_a_records_last_delivery, setup, core_teardown),
         cmocka_unit_test_setup_teardown(freed_at_a_records_last_delivery, setup, core_teardown),
         cmocka_unit_test_setup_teardown(records_without_delivery, setup, core_teardown),
