@@ -101,23 +101,32 @@ static void check_tags(const int *want_tag, const int *want_a, int n) {
     }
 }
 
+/* Three registrations on objs[1], the one at index `by` (its callback: changer)
+ * replacing the callback of the one at index `target` (user data tag 7 then) when it sees record `at`; records 1
+ * to 3 raised and drained (by mpitev_source_drain, its count checked, if counted; else
+ * by MPITEV_DRAIN), their deliveries checked against want_tag. r: the registrations. */
+static void replaced_while_draining(int by, int target, int at, int counted, const int want_tag[9],
+                                    mpitev_reg r[3]) {
+    for (int i = 0; i < 3; i++) r[i] = reg_on(&evb, &objs[1], i == by ? changer : cb, i);
+    change_kind = SET_CALLBACK;
+    change_target = r[target];
+    change_at = at;
+    fill(r);
+    for (int i = 1; i <= 3; i++) raise_on(&so, &evb, &objs[1], i);
+    if (counted) assert_int_equal(drain(&so), 9);
+    else MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+    static const int a[] = { 1, 1, 1, 2, 2, 2, 3, 3, 3 };
+    check_tags(want_tag, a, 9);
+}
+
 /* The first delivery of a record replaces the callback of its third registration: the
  * third delivery of that record, and every later one, go to the new callback (user data
  * tag 7), never to the copy the cache held. */
 static void callback_replaced_before_a_later_delivery(void **state) {
     (void)state;
     mpitev_reg r[3];
-    r[0] = reg_on(&evb, &objs[1], changer, 0);
-    r[1] = reg_on(&evb, &objs[1], cb, 1);
-    r[2] = reg_on(&evb, &objs[1], cb, 2);
-    change_kind = SET_CALLBACK;
-    change_target = r[2];
-    change_at = 2;
-    fill(r);
-    for (int i = 1; i <= 3; i++) raise_on(&so, &evb, &objs[1], i);
-    assert_int_equal(drain(&so), 9);
-    static const int tag1[] = { 0, 1, 2, 0, 1, 7, 0, 1, 7 }, a1[] = { 1, 1, 1, 2, 2, 2, 3, 3, 3 };
-    check_tags(tag1, a1, 9);
+    static const int tag1[] = { 0, 1, 2, 0, 1, 7, 0, 1, 7 };
+    replaced_while_draining(0, 2, 2, 1, tag1, r);
     /* The cache refilled: quick again, with the new callback. */
     ncalls = 0;
     for (int i = 4; i <= 5; i++) raise_on(&so, &evb, &objs[1], i);
@@ -133,17 +142,8 @@ static void callback_replaced_before_a_later_delivery(void **state) {
 static void callback_replaced_at_a_records_second_delivery(void **state) {
     (void)state;
     mpitev_reg r[3];
-    r[0] = reg_on(&evb, &objs[1], cb, 0);
-    r[1] = reg_on(&evb, &objs[1], changer, 1);
-    r[2] = reg_on(&evb, &objs[1], cb, 2);
-    change_kind = SET_CALLBACK;
-    change_target = r[2];
-    change_at = 2;
-    fill(r);
-    for (int i = 1; i <= 3; i++) raise_on(&so, &evb, &objs[1], i);
-    MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
-    static const int tag[] = { 0, 1, 2, 0, 1, 7, 0, 1, 7 }, a[] = { 1, 1, 1, 2, 2, 2, 3, 3, 3 };
-    check_tags(tag, a, 9);
+    static const int tag[] = { 0, 1, 2, 0, 1, 7, 0, 1, 7 };
+    replaced_while_draining(1, 2, 2, 0, tag, r);
     for (int i = 0; i < 3; i++) OK(mpitev_reg_free(r[i], NULL, NULL));
 }
 
@@ -153,17 +153,8 @@ static void callback_replaced_at_a_records_second_delivery(void **state) {
 static void callback_replaced_at_a_records_last_delivery(void **state) {
     (void)state;
     mpitev_reg r[3];
-    r[0] = reg_on(&evb, &objs[1], cb, 0);
-    r[1] = reg_on(&evb, &objs[1], cb, 1);
-    r[2] = reg_on(&evb, &objs[1], changer, 2);
-    change_kind = SET_CALLBACK;
-    change_target = r[0];
-    change_at = 1;
-    fill(r);
-    for (int i = 1; i <= 3; i++) raise_on(&so, &evb, &objs[1], i);
-    MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
-    static const int tag[] = { 0, 1, 2, 7, 1, 2, 7, 1, 2 }, a[] = { 1, 1, 1, 2, 2, 2, 3, 3, 3 };
-    check_tags(tag, a, 9);
+    static const int tag[] = { 0, 1, 2, 7, 1, 2, 7, 1, 2 };
+    replaced_while_draining(2, 0, 1, 0, tag, r);
     for (int i = 0; i < 3; i++) OK(mpitev_reg_free(r[i], NULL, NULL));
 }
 
