@@ -268,8 +268,20 @@ static int nest_calls, nest_on;
 static void nest_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud) {
     log_event(inst, reg, cb_safety, ud);
     if (!nest_on || *(int *)ud != 0) return; /* tag 0 raises, the others only log */
+    logent mine = lg[nlg - 1];
+    int64_t ts0, ts1;
+    OK(mpitev_instance_timestamp(inst, &ts0));
     nest_calls++;
     raise1(nest_type, nest_src, nest_obj, 100 + nest_calls);
+    /* the nested raise's instance is its own: this one still reads as before (the
+     * outermost raise on an ordered source passes the source's instance) */
+    log_event(inst, reg, cb_safety, ud);
+    nlg--;
+    assert_int_equal(lg[nlg].a, mine.a);
+    assert_int_equal(lg[nlg].source, mine.source);
+    assert_int_equal(lg[nlg].type, mine.type);
+    OK(mpitev_instance_timestamp(inst, &ts1));
+    assert_true(ts1 == ts0);
 }
 static mpitev_reg reg_nest(mpitev_type *t, const void *obj, int tag) {
     return reg_cb(t, obj, tag, MPITEV_CB_REQUIRE_NONE, nest_cb);
