@@ -240,21 +240,29 @@ static void no_safe_level_drops_and_reports(void **state) {
 }
 
 /* A drop pending on the source is reported at the next raise even when that raise
- * reaches nobody (the object matches no registration), as the general path does. */
-static void pending_drop_reported_by_a_raise_for_another_object(void **state) {
-    (void)state;
-    mpitev_reg a = reg_at(&evb, &objs[0], 0, MPITEV_CB_REQUIRE_NONE);
+ * reaches nobody (the object matches no registration), as the general path does: with
+ * one registration (a compare with its object) and with several (the lookup in the
+ * object index finds nothing). */
+static void check_report_for_another_object(void) {
     for (int k = 0; k < 3; k++) {
         nlg = 0;
         raise_at(&evb, sources[k], &objs[0], MPITEV_CB_REQUIRE_THREAD_SAFE, 1); /* dropped */
         assert_int_equal(nlg, 0);
-        raise1(&evb, sources[k], &objs[1], 2); /* nobody listens to objs[1] */
+        raise1(&evb, sources[k], &objs[2], 2); /* nobody listens to objs[2] */
         assert_int_equal(nlg, 1);
         assert_int_equal(lg[0].kind, 'D');
         assert_int_equal(lg[0].count, 1);
         assert_idle(sources[k]);
     }
+}
+static void pending_drop_reported_by_a_raise_for_another_object(void **state) {
+    (void)state;
+    mpitev_reg a = reg_at(&evb, &objs[0], 0, MPITEV_CB_REQUIRE_NONE);
+    check_report_for_another_object();
+    mpitev_reg b = reg_at(&evb, &objs[1], 1, MPITEV_CB_REQUIRE_NONE);
+    check_report_for_another_object();
     free_all(&a, 1);
+    free_all(&b, 1);
 }
 
 /* Callbacks that raise again on the same source: delivered down to MPITEV_MAX_DEPTH,
