@@ -398,6 +398,47 @@ static void frees_complete_after_raises(void **state) {
     assert_int_equal(freed, 3);
 }
 
+/* The usual immediate delivery takes its fast path: on an ordered source with the
+ * default clock, not nested, one registration on the raised object (unbound, bound
+ * alone, bound among registrations on other objects) is handed the source's own
+ * instance (mpitev__raise_one_idle, _at), not one that the general path builds on its
+ * stack. (Nothing else tells the two paths apart: both deliver the same instance.) On
+ * the custom clock's source (its own variant) and with two registrations, the stack's. */
+static const mpitev_instance *seen;
+static void seen_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud) {
+    log_event(inst, reg, cb_safety, ud);
+    seen = inst;
+}
+static const mpitev_instance *instance_of(mpitev_type *t, mpitev_source *s, const void *obj) {
+    seen = NULL;
+    nlg = 0;
+    raise1(t, s, obj, 5);
+    assert_int_equal(nlg, 1);
+    assert_int_equal(lg[0].a, 5);
+    assert_int_equal(lg[0].source, sindex(s));
+    return seen;
+}
+static void one_entry_fast_path(void **state) {
+    (void)state;
+    const mpitev_instance *mine = &s_mono.mpitev__now;
+    mpitev_reg r[3];
+    r[0] = reg_cb(&evu, NULL, 0, MPITEV_CB_REQUIRE_NONE, seen_cb);
+    assert_ptr_equal(instance_of(&evu, &s_mono, NULL), mine);
+    assert_ptr_not_equal(instance_of(&evu, &s_clk, NULL), &s_clk.mpitev__now);
+    r[1] = reg_cb(&evu, NULL, 1, MPITEV_CB_REQUIRE_NONE, log_event);
+    nlg = 0;
+    raise1(&evu, &s_mono, NULL, 5);
+    assert_int_equal(nlg, 2);
+    assert_ptr_not_equal(seen, mine);
+    free_all(r, 2);
+    r[0] = reg_cb(&evb, &objs[0], 0, MPITEV_CB_REQUIRE_NONE, seen_cb);
+    assert_ptr_equal(instance_of(&evb, &s_mono, &objs[0]), mine);
+    r[1] = reg_cb(&evb, &objs[1], 1, MPITEV_CB_REQUIRE_NONE, log_event);
+    r[2] = reg_cb(&evb, &objs[2], 2, MPITEV_CB_REQUIRE_NONE, log_event);
+    assert_ptr_equal(instance_of(&evb, &s_mono, &objs[0]), mine);
+    free_all(r, 3);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(one_unbound, setup, core_teardown),
@@ -408,6 +449,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(nesting_depth, setup, core_teardown),
         cmocka_unit_test_setup_teardown(later_entry_freed_or_silenced, setup, core_teardown),
         cmocka_unit_test_setup_teardown(frees_complete_after_raises, setup, core_teardown),
+        cmocka_unit_test_setup_teardown(one_entry_fast_path, setup, core_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
