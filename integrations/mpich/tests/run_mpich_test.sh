@@ -17,7 +17,10 @@ mkdir -p "$work" && cd "$work" || exit 2
 run() {
   prefix=$1 tag=$2 t=$1/share/mpich-tests
   shift 2
-  exe=$work/$name.$tag
+  # one executable per variant (the test's arguments in its name): ctest runs the
+  # variants of one test in parallel, and a shared name made one's compile overwrite the
+  # program another was starting ("Text file busy", "Permission denied")
+  exe=$work/$name$(printf '.%s' "$@").$tag
   # MPICH's tests predate -Wall hygiene: only their own warnings are silenced
   "$prefix/bin/mpicc" -O1 -g -w -I"$here/mpich-mpi_t" -I"$t/include" "$t/$test.c" \
     "$t/util/mtest.c" "$t/util/mtest_common.c" "$t/util/mtest_single.c" -o "$exe" -lm -pthread || return 2
