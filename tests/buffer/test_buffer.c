@@ -226,6 +226,38 @@ static void modes_and_info(void **state) {
     assert_int_equal(logv[5].tag + logv[6].tag, 1 + 3);
 }
 
+/* One registration in mode "default" and nothing else: immediate on a plain source, the
+ * flat path's one entry there, but buffered on a buffered-by-default one. The set's
+ * need differs by source, so the inline raise's continuation (regset_raise.entered)
+ * must test it per source (mpitev__entered_pick): a continuation picked for the plain
+ * source alone would deliver src2's raises at once. Bound too: a registration on one
+ * object is the bound type's one-entry case. */
+static void default_mode_alone_follows_the_source(void **state) {
+    (void)state;
+    static int obj;
+    declare_src(&src, "plain", MPITEV_SOURCE_ORDERED, 8, 0);
+    declare_src(&src2, "bufdef", MPITEV_SOURCE_ORDERED, 8, 1);
+    reg_new(&ev, NULL, "default", MPITEV_CB_REQUIRE_NONE, 1, 0);
+    reg_new(&ev_bound, &obj, "default", MPITEV_CB_REQUIRE_NONE, 2, 0);
+    for (int k = 0; k < 2; k++) {
+        raise_seq(&ev, &src, 1);
+        MPITEV_RAISE(&ev_bound, &src, &obj, MPITEV_CB_REQUIRE_NONE, &(struct msg){ 2, 7, 2 });
+        assert_int_equal(nlog, 2); /* plain: both at once */
+        /* untyped payloads: the in-place write (which needs the declared struct) is
+         * refused, so these reach the continuation */
+        const struct msg m3 = { 3, 7, 3 }, m4 = { 4, 7, 4 };
+        MPITEV_RAISE(&ev, &src2, NULL, MPITEV_CB_REQUIRE_NONE, (const void *)&m3);
+        MPITEV_RAISE(&ev_bound, &src2, &obj, MPITEV_CB_REQUIRE_NONE, (const void *)&m4);
+        assert_int_equal(nlog, 2); /* buffered by default: both wait for the drain */
+        assert_int_equal(drain_n(&src2, -1, MPITEV_CB_REQUIRE_NONE), 2);
+        assert_int_equal(drain_n(&src, -1, MPITEV_CB_REQUIRE_NONE), 0);
+        assert_int_equal(nlog, 4);
+        assert_int_equal(logv[2].value, 3);
+        assert_int_equal(logv[3].tag, 2);
+        nlog = 0;
+    }
+}
+
 static void wrap_around(void **state) {
     (void)state;
     declare_src(&src, "s", MPITEV_SOURCE_ORDERED, 4, 0);
@@ -796,6 +828,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(callback_replaced_inside_callback, setup_default_clock, teardown),
         /* again on sources with the default clock: the ordered raise's inline ring path */
         cmocka_unit_test_setup_teardown(modes_and_info, setup_default_clock, teardown),
+        cmocka_unit_test_setup_teardown(default_mode_alone_follows_the_source, setup, teardown),
+        cmocka_unit_test_setup_teardown(default_mode_alone_follows_the_source, setup_default_clock, teardown),
         cmocka_unit_test_setup_teardown(wrap_around, setup_default_clock, teardown),
         cmocka_unit_test_setup_teardown(full_drop_before_next, setup_default_clock, teardown),
         cmocka_unit_test_setup_teardown(saturation, setup_default_clock, teardown),
