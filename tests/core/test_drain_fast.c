@@ -10,7 +10,7 @@
 #include "core_test.h"
 
 static mpitev_type ev1, ev2, evb;
-static mpitev_source so;
+static mpitev_source so, so2;
 static char objs[4];
 
 static int setup(void **state) {
@@ -19,8 +19,9 @@ static int setup(void **state) {
     mpitev_type_desc d2 = pair_desc("ev2", MPITEV_BIND_NO_OBJECT);
     mpitev_type_desc db = pair_desc("evb", MPITEV_BIND_MPI_COMM);
     mpitev_source_desc a = src_desc("so", MPITEV_SOURCE_ORDERED, NULL);
-    return (mpitev_source_declare(&so, &a) || mpitev_type_declare(&ev1, &d1) || mpitev_type_declare(&ev2, &d2) ||
-            mpitev_type_declare(&evb, &db))
+    mpitev_source_desc a2 = src_desc("so2", MPITEV_SOURCE_ORDERED, NULL);
+    return (mpitev_source_declare(&so, &a) || mpitev_source_declare(&so2, &a2) || mpitev_type_declare(&ev1, &d1) ||
+            mpitev_type_declare(&ev2, &d2) || mpitev_type_declare(&evb, &db))
                ? -1
                : 0;
 }
@@ -421,6 +422,142 @@ static void open_gate_vouches(void **state) {
     assert_true(gate() & MPITEV__GATE_STALE);
 }
 
+/* Deferred registry work closes every gate (DEFERRED), so a drain call that finds its
+ * gate open has none to run; the call that settles the gate runs it, and when some is
+ * still waiting (here a free that waits for another source's drain) closes its own gate
+ * again, so that the next one-record call runs it too. The free completes at the first
+ * call after that drain, with no mpitev_progress call. */
+static int later_freed, nest_so2;
+static void later_free_cb(mpitev_reg reg, int cb_safety, void *ud) {
+    (void)reg; (void)cb_safety; (void)ud;
+    later_freed++;
+}
+static void nesting_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud) {
+    cb(inst, reg, cb_safety, ud);
+    /* a drain of so2 inside a delivery: it runs no deferred work (nested) */
+    if (nest_so2) MPITEV_DRAIN(&so2, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+}
+static void raise_on(mpitev_source *s, mpitev_type *t, int a) {
+    struct pair p = { a, -a };
+    MPITEV_RAISE(t, s, NULL, MPITEV_CB_REQUIRE_NONE, &p);
+}
+static void deferred_work_closes_the_gate(void **state) {
+    (void)state;
+    mpitev_reg r1 = reg_buf(&ev1, NULL, 1), r2;
+    mpitev_kv kv = { "mpitev_buffered", "true" };
+    OK(mpitev_reg_alloc(tindex(&ev2), NULL, &kv, 1, &r2));
+    OK(mpitev_reg_set_callback(r2, MPITEV_CB_REQUIRE_NONE, nesting_cb, &tagv[2], NULL, 0));
+    later_freed = nest_so2 = 0;
+    ncalls = 0;
+    /* One-record drains on both sources until the registrations' own deferred work is
+     * done and both gates are open. */
+    int i;
+    for (i = 0; i < 8; i++) {
+        raise_on(&so, &ev2, i);
+        MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+        raise_on(&so2, &ev1, i);
+        MPITEV_DRAIN(&so2, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+        if (!atomic_load(&mpitev__S->deferred) && gate() == MPITEV_CB_REQUIRE_NONE &&
+            atomic_load(&so2.mpitev__buf->gate) == MPITEV_CB_REQUIRE_NONE)
+            break;
+    }
+    assert_true(i < 8);
+    assert_int_equal(ncalls, 2 * (i + 1));
+    /* r1 freed with a record of its type left on so2: the free waits for so2's drain. */
+    raise_on(&so2, &ev1, 100);
+    OK(mpitev_reg_free(r1, NULL, later_free_cb));
+    assert_true(gate() & MPITEV__GATE_DEFERRED);
+    assert_true(atomic_load(&so2.mpitev__buf->gate) & MPITEV__GATE_DEFERRED);
+    /* so's next call settles its gate and runs the work, which cannot finish yet: the
+     * gate is closed again. */
+    raise_on(&so, &ev2, 101);
+    MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+    assert_int_equal(calls[ncalls - 1].a, 101);
+    assert_int_equal(later_freed, 0);
+    assert_true(gate() & MPITEV__GATE_DEFERRED);
+    /* The next one-record call on so: its callback drains so2 (nested: no deferred work
+     * runs there), and the call's end completes the free (the gate was closed). */
+    nest_so2 = 1;
+    raise_on(&so, &ev2, 102);
+    int before = ncalls;
+    MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+    assert_int_equal(ncalls, before + 1); /* r1's record on so2: not delivered after its free */
+    assert_int_equal(calls[ncalls - 1].a, 102);
+    assert_int_equal(later_freed, 1);
+    nest_so2 = 0;
+    OK(mpitev_reg_free(r2, NULL, NULL));
+}
+
+/* A source whose ring is never written (an MPI's source of rare events, the toy MPI's
+ * API source) still gets its gate opened: the empty drain call that finds it closed at
+ * its level with nothing to do settles it, so the next empty call is one compare. A
+ * drop then closes it again, and the next empty call reports it; with nobody buffering
+ * any more, the gate stays closed (IDLE) and the source goes idle. */
+static int empty_dropped;
+static void empty_drop_cb(mpitev_count_t n, mpitev_reg reg, int source_index, int cb_safety, void *ud) {
+    (void)reg; (void)source_index; (void)cb_safety; (void)ud;
+    empty_dropped += (int)n;
+}
+static void empty_source_gate_opens(void **state) {
+    (void)state;
+    mpitev_reg r = reg_buf(&ev1, NULL, 1), imm;
+    mpitev_kv kv = { "mpitev_buffered", "false" };
+    OK(mpitev_reg_alloc(tindex(&evb), &objs[3], &kv, 1, &imm));
+    OK(mpitev_reg_set_callback(imm, MPITEV_CB_REQUIRE_NONE, cb, &tagv[7], NULL, 0));
+    OK(mpitev_reg_set_dropped_handler(imm, empty_drop_cb));
+    empty_dropped = 0;
+    const _Atomic uint64_t *g2 = &so2.mpitev__buf->gate;
+    assert_true(atomic_load(g2) != MPITEV_CB_REQUIRE_NONE); /* never settled yet */
+    for (int i = 0; i < 4; i++) MPITEV_DRAIN(&so2, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+    assert_true(atomic_load(g2) == MPITEV_CB_REQUIRE_NONE);
+    assert_int_equal(MPITEV_DRAIN_DUE(&so2), 1); /* r buffers: still due */
+    /* a call at another level leaves the gate and its level alone */
+    MPITEV_DRAIN(&so2, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_THREAD_SAFE);
+    assert_true(atomic_load(g2) == MPITEV_CB_REQUIRE_NONE);
+    /* a drop (no callback safe at the raise's level): closed, reported by the next call */
+    struct pair p = { 1, -1 };
+    MPITEV_RAISE(&evb, &so2, &objs[3], MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, &p);
+    assert_true(atomic_load(g2) & MPITEV__GATE_DROPS);
+    MPITEV_DRAIN(&so2, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+    assert_int_equal(empty_dropped, 1);
+    for (int i = 0; i < 2; i++) MPITEV_DRAIN(&so2, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+    assert_true(atomic_load(g2) == MPITEV_CB_REQUIRE_NONE);
+    /* the last buffering registration gone: closed for good, and the source goes idle */
+    OK(mpitev_reg_free(r, NULL, NULL));
+    for (int i = 0; i < 4; i++) MPITEV_DRAIN(&so2, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+    assert_true(atomic_load(g2) != MPITEV_CB_REQUIRE_NONE);
+    assert_int_equal(MPITEV_DRAIN_DUE(&so2), 0);
+    OK(mpitev_reg_free(imm, NULL, NULL));
+}
+
+/* Records left on a source after the last buffering registration lost its callback
+ * (unlisted: it buffers no more, nothing is freed): the drain that passes them settles
+ * the gate with nobody buffering, which keeps it closed (IDLE), so the empty calls after
+ * it look at the words and find the source idle. */
+static void leftovers_keep_the_gate_closed(void **state) {
+    (void)state;
+    mpitev_reg r = reg_buf(&ev1, NULL, 1);
+    ncalls = 0;
+    raise1(&ev1, NULL, 0);
+    assert_int_equal(drain(), 1);
+    raise1(&ev1, NULL, 1);
+    assert_int_equal(drain(), 1); /* the gate open: one record from the slot */
+    assert_true(gate() == MPITEV_CB_REQUIRE_NONE);
+    raise1(&ev1, NULL, 2);
+    raise1(&ev1, NULL, 3);
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, NULL, NULL, NULL, 0));
+    /* progress passes: the old set's grace period is over, only the drain is waited for */
+    for (int i = 0; i < 4; i++) OK(mpitev_progress(MPITEV_CB_REQUIRE_NONE, NULL));
+    assert_true(atomic_load(&mpitev__S->deferred));
+    MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE); /* the leftovers */
+    assert_false(atomic_load(&mpitev__S->deferred)); /* the set reclaimed at the call's end */
+    assert_true(gate() & MPITEV__GATE_IDLE);
+    for (int i = 0; i < 4; i++) MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+    assert_int_equal(MPITEV_DRAIN_DUE(&so), 0);
+    assert_int_equal(MPITEV_ANY_DRAIN_DUE(), 0);
+    OK(mpitev_reg_free(r, NULL, NULL));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(one_record_per_call, setup, core_teardown),
@@ -431,6 +568,9 @@ int main(void) {
         cmocka_unit_test_setup_teardown(keys_of_one_pair_are_quick, setup, core_teardown),
         cmocka_unit_test_setup_teardown(gate_closes_and_opens, setup, core_teardown),
         cmocka_unit_test_setup_teardown(open_gate_vouches, setup, core_teardown),
+        cmocka_unit_test_setup_teardown(deferred_work_closes_the_gate, setup, core_teardown),
+        cmocka_unit_test_setup_teardown(empty_source_gate_opens, setup, core_teardown),
+        cmocka_unit_test_setup_teardown(leftovers_keep_the_gate_closed, setup, core_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
