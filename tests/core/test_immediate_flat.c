@@ -416,6 +416,9 @@ static const mpitev_instance *instance_of(mpitev_type *t, mpitev_source *s, cons
     assert_int_equal(nlg, 1);
     assert_int_equal(lg[0].a, 5);
     assert_int_equal(lg[0].source, sindex(s));
+    /* the raise's grace section is over (the inline raise ends it after the one-entry
+     * continuation, which leaves it to it): the source is idle again */
+    assert_true(atomic_load(&s->mpitev__active) == MPITEV__IDLE(s->mpitev__kind));
     return seen;
 }
 static void one_entry_fast_path(void **state) {
