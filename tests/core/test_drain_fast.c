@@ -61,10 +61,11 @@ static mpitev_reg reg_buf(mpitev_type *t, const void *obj, int tag) {
     OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, cb, &tagv[tag], NULL, 0));
     return r;
 }
-static void raise1(mpitev_type *t, const void *obj, int a) {
+static void raise_at(mpitev_source *s, mpitev_type *t, const void *obj, int a) {
     struct pair p = { a, -a };
-    MPITEV_RAISE(t, &so, obj, MPITEV_CB_REQUIRE_NONE, &p);
+    MPITEV_RAISE(t, s, obj, MPITEV_CB_REQUIRE_NONE, &p);
 }
+static void raise1(mpitev_type *t, const void *obj, int a) { raise_at(&so, t, obj, a); }
 static int drain(void) {
     int n = -1;
     OK(mpitev_source_drain(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE, &n));
@@ -437,10 +438,6 @@ static void nesting_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safet
     /* a drain of so2 inside a delivery: it runs no deferred work (nested) */
     if (nest_so2) MPITEV_DRAIN(&so2, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
 }
-static void raise_on(mpitev_source *s, mpitev_type *t, int a) {
-    struct pair p = { a, -a };
-    MPITEV_RAISE(t, s, NULL, MPITEV_CB_REQUIRE_NONE, &p);
-}
 static void deferred_work_closes_the_gate(void **state) {
     (void)state;
     mpitev_reg r1 = reg_buf(&ev1, NULL, 1), r2;
@@ -453,9 +450,9 @@ static void deferred_work_closes_the_gate(void **state) {
      * done and both gates are open. */
     int i;
     for (i = 0; i < 8; i++) {
-        raise_on(&so, &ev2, i);
+        raise_at(&so, &ev2, NULL, i);
         MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
-        raise_on(&so2, &ev1, i);
+        raise_at(&so2, &ev1, NULL, i);
         MPITEV_DRAIN(&so2, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
         if (!atomic_load(&mpitev__S->deferred) && gate() == MPITEV_CB_REQUIRE_NONE &&
             atomic_load(&so2.mpitev__buf->gate) == MPITEV_CB_REQUIRE_NONE)
@@ -464,13 +461,13 @@ static void deferred_work_closes_the_gate(void **state) {
     assert_true(i < 8);
     assert_int_equal(ncalls, 2 * (i + 1));
     /* r1 freed with a record of its type left on so2: the free waits for so2's drain. */
-    raise_on(&so2, &ev1, 100);
+    raise_at(&so2, &ev1, NULL, 100);
     OK(mpitev_reg_free(r1, NULL, later_free_cb));
     assert_true(gate() & MPITEV__GATE_DEFERRED);
     assert_true(atomic_load(&so2.mpitev__buf->gate) & MPITEV__GATE_DEFERRED);
     /* so's next call settles its gate and runs the work, which cannot finish yet: the
      * gate is closed again. */
-    raise_on(&so, &ev2, 101);
+    raise_at(&so, &ev2, NULL, 101);
     MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
     assert_int_equal(calls[ncalls - 1].a, 101);
     assert_int_equal(later_freed, 0);
@@ -478,7 +475,7 @@ static void deferred_work_closes_the_gate(void **state) {
     /* The next one-record call on so: its callback drains so2 (nested: no deferred work
      * runs there), and the call's end completes the free (the gate was closed). */
     nest_so2 = 1;
-    raise_on(&so, &ev2, 102);
+    raise_at(&so, &ev2, NULL, 102);
     int before = ncalls;
     MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
     assert_int_equal(ncalls, before + 1); /* r1's record on so2: not delivered after its free */
@@ -493,19 +490,14 @@ static void deferred_work_closes_the_gate(void **state) {
  * its level with nothing to do settles it, so the next empty call is one compare. A
  * drop then closes it again, and the next empty call reports it; with nobody buffering
  * any more, the gate stays closed (IDLE) and the source goes idle. */
-static int empty_dropped;
-static void empty_drop_cb(mpitev_count_t n, mpitev_reg reg, int source_index, int cb_safety, void *ud) {
-    (void)reg; (void)source_index; (void)cb_safety; (void)ud;
-    empty_dropped += (int)n;
-}
 static void empty_source_gate_opens(void **state) {
     (void)state;
     mpitev_reg r = reg_buf(&ev1, NULL, 1), imm;
     mpitev_kv kv = { "mpitev_buffered", "false" };
     OK(mpitev_reg_alloc(tindex(&evb), &objs[3], &kv, 1, &imm));
     OK(mpitev_reg_set_callback(imm, MPITEV_CB_REQUIRE_NONE, cb, &tagv[7], NULL, 0));
-    OK(mpitev_reg_set_dropped_handler(imm, empty_drop_cb));
-    empty_dropped = 0;
+    OK(mpitev_reg_set_dropped_handler(imm, gate_dropped));
+    gate_drops_seen = 0;
     const _Atomic uint64_t *g2 = &so2.mpitev__buf->gate;
     assert_true(atomic_load(g2) != MPITEV_CB_REQUIRE_NONE); /* never settled yet */
     for (int i = 0; i < 4; i++) MPITEV_DRAIN(&so2, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
@@ -519,7 +511,7 @@ static void empty_source_gate_opens(void **state) {
     MPITEV_RAISE(&evb, &so2, &objs[3], MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, &p);
     assert_true(atomic_load(g2) & MPITEV__GATE_DROPS);
     MPITEV_DRAIN(&so2, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
-    assert_int_equal(empty_dropped, 1);
+    assert_int_equal(gate_drops_seen, 1);
     for (int i = 0; i < 2; i++) MPITEV_DRAIN(&so2, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
     assert_true(atomic_load(g2) == MPITEV_CB_REQUIRE_NONE);
     /* the last buffering registration gone: closed for good, and the source goes idle */

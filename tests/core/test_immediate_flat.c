@@ -418,7 +418,7 @@ static const mpitev_instance *instance_of(mpitev_type *t, mpitev_source *s, cons
     assert_int_equal(lg[0].source, sindex(s));
     /* the raise's grace section is over (the inline raise ends it after the one-entry
      * continuation, which leaves it to it): the source is idle again */
-    assert_true(atomic_load(&s->mpitev__active) == MPITEV__IDLE(s->mpitev__kind));
+    assert_idle(s);
     return seen;
 }
 static void one_entry_fast_path(void **state) {
