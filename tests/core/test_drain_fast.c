@@ -550,6 +550,48 @@ static void leftovers_keep_the_gate_closed(void **state) {
     OK(mpitev_reg_free(r, NULL, NULL));
 }
 
+/* MPITEV_DRAIN called from a callback of the drain it would repeat (the source's claim
+ * is the caller's: the records case is refused before the claim, as it is when nested
+ * too deep): the delivery level that call entered is given back (the records case
+ * enters it before the claim, mpitev__drain_all). Three such calls: a level kept by
+ * each would leave the thread too deep for the next drain's callbacks (MPITEV_MAX_DEPTH
+ * 2), which would then be counted as drops instead. */
+static int redrain;
+static void redrain_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud) {
+    cb(inst, reg, cb_safety, ud);
+    if (redrain) MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+}
+static void refused_drain_gives_its_level_back(void **state) {
+    (void)state;
+    mpitev_reg r;
+    mpitev_kv kv = { "mpitev_buffered", "true" };
+    OK(mpitev_reg_alloc(tindex(&ev1), NULL, &kv, 1, &r));
+    OK(mpitev_reg_set_callback(r, MPITEV_CB_REQUIRE_NONE, redrain_cb, &tagv[1], NULL, 0));
+    OK(mpitev_reg_set_dropped_handler(r, gate_dropped));
+    gate_drops_seen = 0;
+    ncalls = 0;
+    redrain = 1;
+    for (int i = 0; i < 3; i++) { /* one record per call: each callback's call refused */
+        raise1(&ev1, NULL, i);
+        MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+        assert_int_equal(ncalls, i + 1);
+    }
+    raise1(&ev1, NULL, 3); /* and from a call with several records */
+    raise1(&ev1, NULL, 4);
+    MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+    assert_int_equal(ncalls, 5);
+    redrain = 0;
+    for (int i = 5; i < 8; i++) {
+        raise1(&ev1, NULL, i);
+        MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+    }
+    assert_int_equal(ncalls, 8);
+    for (int i = 0; i < 8; i++) assert_int_equal(calls[i].a, i);
+    assert_int_equal(gate_drops_seen, 0);
+    assert_int_equal(mpitev__tls_room, MPITEV_MAX_DEPTH);
+    OK(mpitev_reg_free(r, NULL, NULL));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(one_record_per_call, setup, core_teardown),
@@ -563,6 +605,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(deferred_work_closes_the_gate, setup, core_teardown),
         cmocka_unit_test_setup_teardown(empty_source_gate_opens, setup, core_teardown),
         cmocka_unit_test_setup_teardown(leftovers_keep_the_gate_closed, setup, core_teardown),
+        cmocka_unit_test_setup_teardown(refused_drain_gives_its_level_back, setup, core_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,17 +42,17 @@ static int n_raise, n_raise_ordered_entered;
 #define REAL(f) MPITEV__CAT(__real_, f)
 #define WRAP(f) MPITEV__CAT(__wrap_, f)
 void REAL(mpitev__raise)(mpitev_type *, mpitev_source *, const void *, int, const void *, int64_t);
-void REAL(mpitev__raise_ordered_entered)(const struct mpitev__regset_raise *, mpitev_source *, const void *, int,
-                                         const void *, int64_t);
+void REAL(mpitev__raise_ordered_entered)(const struct mpitev__regset_raise *, mpitev_source *, const void *,
+                                         uint64_t, const void *, int64_t);
 void WRAP(mpitev__raise)(mpitev_type *, mpitev_source *, const void *, int, const void *, int64_t);
-void WRAP(mpitev__raise_ordered_entered)(const struct mpitev__regset_raise *, mpitev_source *, const void *, int,
-                                         const void *, int64_t);
+void WRAP(mpitev__raise_ordered_entered)(const struct mpitev__regset_raise *, mpitev_source *, const void *,
+                                         uint64_t, const void *, int64_t);
 void WRAP(mpitev__raise)(mpitev_type *t, mpitev_source *s, const void *o, int c, const void *p, int64_t ts) {
     n_raise++;
     REAL(mpitev__raise)(t, s, o, c, p, ts);
 }
-void WRAP(mpitev__raise_ordered_entered)(const struct mpitev__regset_raise *t, mpitev_source *s, const void *o, int c,
-                                         const void *p, int64_t ts) {
+void WRAP(mpitev__raise_ordered_entered)(const struct mpitev__regset_raise *t, mpitev_source *s, const void *o,
+                                         uint64_t c, const void *p, int64_t ts) {
     n_raise_ordered_entered++;
     REAL(mpitev__raise_ordered_entered)(t, s, o, c, p, ts);
 }

@@ -15,7 +15,7 @@
 #include "core_test.h"
 
 static mpitev_type evu, evb;
-static mpitev_source s_mono, s_clk, s_unord;
+static mpitev_source s_mono, s_clk, s_unord, s_mono2;
 static test_clock clk = { 1000, 0 };
 static char objs[4];
 
@@ -30,8 +30,9 @@ static int setup(void **state) {
     mpitev_source_desc a = src_desc("flat_mono", MPITEV_SOURCE_ORDERED, NULL);
     mpitev_source_desc b = src_desc("flat_clk", MPITEV_SOURCE_ORDERED, &c);
     mpitev_source_desc u = src_desc("flat_unord", MPITEV_SOURCE_UNORDERED, NULL);
+    mpitev_source_desc a2 = src_desc("flat_mono2", MPITEV_SOURCE_ORDERED, NULL);
     return (mpitev_source_declare(&s_mono, &a) || mpitev_source_declare(&s_clk, &b) ||
-            mpitev_source_declare(&s_unord, &u) || mpitev_type_declare(&evu, &du) || mpitev_type_declare(&evb, &db))
+            mpitev_source_declare(&s_unord, &u) || mpitev_source_declare(&s_mono2, &a2) || mpitev_type_declare(&evu, &du) || mpitev_type_declare(&evb, &db))
                ? -1
                : 0;
 }
@@ -333,6 +334,54 @@ static void nesting_depth(void **state) {
     free_all(r, 3);
 }
 
+/* Callbacks that raise on another source, each idle until then, so that every raise of
+ * the chain takes the one-entry fast path (mpitev__raise_one_entered from the inline
+ * raise, mpitev__raise_one_idle from the custom clock's): the first MPITEV_MAX_DEPTH
+ * hops are delivered, the next one is too deep there (the room's decrement goes below
+ * 0: the cold path takes it back and counts the drop), and the thread's room is whole
+ * again afterwards: the drop is reported at the next raise on that source, and the same
+ * chain again delivers as many hops (a level lost on the way would deliver one fewer). */
+static mpitev_source *chain[3];
+static void hop_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud) {
+    log_event(inst, reg, cb_safety, ud);
+    int from = lg[nlg - 1].source;
+    for (int i = 0; chain[0] && i < 2; i++)
+        if (from == sindex(chain[i])) raise1(&evu, chain[i + 1], NULL, 10 + i + 1);
+}
+static void check_chain(mpitev_source *a, mpitev_source *b, mpitev_source *c) {
+    chain[0] = a, chain[1] = b, chain[2] = c;
+    for (int round = 0; round < 2; round++) {
+        nlg = 0;
+        raise1(&evu, a, NULL, 10);
+        assert_int_equal(nlg, MPITEV_MAX_DEPTH); /* hops 0 .. MAX_DEPTH - 1 */
+        for (int i = 0; i < nlg; i++) {
+            assert_int_equal(lg[i].kind, 'E');
+            assert_int_equal(lg[i].source, sindex(chain[i]));
+            assert_int_equal(lg[i].a, 10 + i);
+        }
+        assert_int_equal(mpitev__tls_room, MPITEV_MAX_DEPTH);
+        for (int k = 0; k < 3; k++) assert_idle(chain[k]);
+        chain[0] = NULL; /* the next raise does not hop */
+        nlg = 0;
+        raise1(&evu, c, NULL, 20);
+        assert_int_equal(nlg, 2);
+        assert_int_equal(lg[0].kind, 'D');
+        assert_int_equal(lg[0].count, 1);
+        assert_int_equal(lg[0].source, sindex(c));
+        assert_int_equal(lg[1].kind, 'E');
+        assert_int_equal(lg[1].a, 20);
+        chain[0] = a;
+    }
+}
+static void nesting_across_sources(void **state) {
+    (void)state;
+    assert_int_equal(MPITEV_MAX_DEPTH, 2); /* (three sources make the chain) */
+    mpitev_reg r = reg_cb(&evu, NULL, 0, MPITEV_CB_REQUIRE_NONE, hop_cb);
+    check_chain(&s_mono, &s_clk, &s_mono2); /* the last hop: mpitev__raise_one_entered */
+    check_chain(&s_mono, &s_mono2, &s_clk); /* mpitev__raise_one_idle */
+    free_all(&r, 1);
+}
+
 /* A callback frees, or removes the only callback of, a registration that comes later in
  * the same raise: the raise holds the set published before, and the liveness check
  * (generation, callback set loaded at delivery) skips it, with no drop counted. */
@@ -450,6 +499,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(no_safe_level_drops_and_reports, setup, core_teardown),
         cmocka_unit_test_setup_teardown(pending_drop_reported_by_a_raise_for_another_object, setup, core_teardown),
         cmocka_unit_test_setup_teardown(nesting_depth, setup, core_teardown),
+        cmocka_unit_test_setup_teardown(nesting_across_sources, setup, core_teardown),
         cmocka_unit_test_setup_teardown(later_entry_freed_or_silenced, setup, core_teardown),
         cmocka_unit_test_setup_teardown(frees_complete_after_raises, setup, core_teardown),
         cmocka_unit_test_setup_teardown(one_entry_fast_path, setup, core_teardown),
