@@ -143,6 +143,7 @@
 #include "detail/objects.inc"
 #include "detail/api.inc"
 #include "detail/raise.inc"
+#include "detail/section.inc"
 #include "detail/event.inc"
 #undef MPITEV__INSIDE
 

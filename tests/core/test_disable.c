@@ -73,6 +73,15 @@ static void raise_all(void) {
                                          count(MPITEV_CB_REQUIRE_NONE));
         if (MPITEV_ENABLED(&ev_pair)) count(0);
         if (MPITEV_ENABLED(&dis_ev_type)) count(0);
+        /* raise sections: BEGIN is 0, END and the in-section raises nothing */
+        if (MPITEV_SECTION_BEGIN(count_src(s))) count(0);
+        MPITEV_RAISE_EVENT_IN_SECTION(dis_ev, count_src(s), count_ptr(NULL), count(MPITEV_CB_REQUIRE_NONE),
+                                      count(5), count(6));
+        MPITEV_RAISE_EVENT_EMPTY_IN_SECTION(dis_empty, count_src(s), count_ptr(NULL),
+                                            count(MPITEV_CB_REQUIRE_NONE));
+        MPITEV_RAISE_IN_SECTION(&ev_pair, count_src(s), count_ptr(NULL), count(MPITEV_CB_REQUIRE_NONE),
+                                count_ptr(&v));
+        MPITEV_SECTION_END(count_src(s));
     }
 }
 

@@ -121,9 +121,11 @@ TOYMPI_EV_BODY toympi_unexpected_t *unexpected_match(unexpected_queue_t *q, uint
 
 /* -------------------------------------------------- matching decisions
  * Each decision raises three or four events: its body is written once with a constant
- * `ev` and runs as two copies (events.h, TOYMPI_EV_BODY): without hooks while no tool
+ * `ev` and runs as copies (events.h, TOYMPI_EV_BODY): without hooks while no tool
  * listens to anything (one MPITEV_ANY_ENABLED test per call instead of one test per
- * hook), with the raises inlined otherwise. */
+ * hook), with the raises inlined otherwise, inside one raise section of the engine
+ * source for the whole decision (TOYMPI_EV_SECTION), or, when a section cannot be
+ * entered (a decision made from a tool's callback), with ordinary raises. */
 TOYMPI_EV_BODY toympi_request_t *match_arrival(uint32_t ctx, int src, int tag, size_t bytes,
                                                toympi_ux_kind_t kind, int peer_world,
                                                uint64_t sreq_id, toympi_unexpected_t **ux,
@@ -158,7 +160,12 @@ static TOYMPI_EV_NOINLINE toympi_request_t *match_arrival_ev(uint32_t ctx, int s
                                                              int peer_world, uint64_t sreq_id,
                                                              toympi_unexpected_t **ux)
 {
-    return match_arrival(ctx, src, tag, bytes, kind, peer_world, sreq_id, ux, 1);
+    if (!TOYMPI_EV_SECTION_BEGIN())
+        return match_arrival(ctx, src, tag, bytes, kind, peer_world, sreq_id, ux, TOYMPI_EV_ON);
+    toympi_request_t *r = match_arrival(ctx, src, tag, bytes, kind, peer_world, sreq_id, ux,
+                                        TOYMPI_EV_SECTION);
+    TOYMPI_EV_SECTION_END();
+    return r;
 }
 toympi_request_t *toympi_match_arrival(uint32_t ctx, int src, int tag, size_t bytes,
                                        toympi_ux_kind_t kind, int peer_world, uint64_t sreq_id,
@@ -166,7 +173,7 @@ toympi_request_t *toympi_match_arrival(uint32_t ctx, int src, int tag, size_t by
 {
     if (MPITEV_ANY_ENABLED())
         return match_arrival_ev(ctx, src, tag, bytes, kind, peer_world, sreq_id, ux);
-    return match_arrival(ctx, src, tag, bytes, kind, peer_world, sreq_id, ux, 0);
+    return match_arrival(ctx, src, tag, bytes, kind, peer_world, sreq_id, ux, TOYMPI_EV_OFF);
 }
 
 TOYMPI_EV_BODY toympi_unexpected_t *match_post(toympi_request_t *r, const int ev)
@@ -184,13 +191,17 @@ TOYMPI_EV_BODY toympi_unexpected_t *match_post(toympi_request_t *r, const int ev
 }
 static TOYMPI_EV_NOINLINE toympi_unexpected_t *match_post_ev(toympi_request_t *r)
 {
-    return match_post(r, 1);
+    if (!TOYMPI_EV_SECTION_BEGIN())
+        return match_post(r, TOYMPI_EV_ON);
+    toympi_unexpected_t *u = match_post(r, TOYMPI_EV_SECTION);
+    TOYMPI_EV_SECTION_END();
+    return u;
 }
 toympi_unexpected_t *toympi_match_post(toympi_request_t *r)
 {
     if (MPITEV_ANY_ENABLED())
         return match_post_ev(r);
-    return match_post(r, 0);
+    return match_post(r, TOYMPI_EV_OFF);
 }
 
 int toympi_match_cancel(toympi_request_t *r)

@@ -175,6 +175,29 @@ void toympi_proto_on_header(toympi_conn_t *conn, const toympi_wire_hdr_t *h)
     }
 }
 
+/* The copy of an unexpected eager message's payload into its receive, between its two
+ * events. */
+TOYMPI_EV_BODY void proto_recv_copy(toympi_request_t *r, toympi_unexpected_t *u, const int ev)
+{
+    TOYMPI_EV_IF(ev, transfer_begin, r, 0, 0);
+    if (r->status.toympi_count)
+        memcpy(r->buf, u->payload, (size_t)r->status.toympi_count);
+    toympi_unexpected_free(u);
+    TOYMPI_EV_IF(ev, transfer_end, r, 0, 0);
+}
+/* The same with hooks, inside the engine source's raise section if it can be entered
+ * (TOYMPI_EV_SECTION, events.h): the section starts after toympi_match_post, whose
+ * decision has one of its own. */
+TOYMPI_EV_BODY void proto_recv_copy_ev(toympi_request_t *r, toympi_unexpected_t *u)
+{
+    if (!TOYMPI_EV_SECTION_BEGIN()) {
+        proto_recv_copy(r, u, TOYMPI_EV_ON);
+        return;
+    }
+    proto_recv_copy(r, u, TOYMPI_EV_SECTION);
+    TOYMPI_EV_SECTION_END();
+}
+
 /* Two events per receive that finds its message: the split of matching.c
  * (TOYMPI_EV_BODY, events.h), one copy with the raises inlined, one without. */
 TOYMPI_EV_BODY void proto_start_recv(toympi_request_t *r, const int ev)
@@ -194,23 +217,22 @@ TOYMPI_EV_BODY void proto_start_recv(toympi_request_t *r, const int ev)
         TOYMPI_EV_IF(ev, transfer_begin, r, 0, 0); /* the rest of the payload goes to r */
         return;
     }
-    TOYMPI_EV_IF(ev, transfer_begin, r, 0, 0);
-    if (r->status.toympi_count)
-        memcpy(r->buf, u->payload, (size_t)r->status.toympi_count);
-    toympi_unexpected_free(u);
-    TOYMPI_EV_IF(ev, transfer_end, r, 0, 0);
+    if (ev)
+        proto_recv_copy_ev(r, u);
+    else
+        proto_recv_copy(r, u, TOYMPI_EV_OFF);
     toympi_request_complete(r);
 }
 static TOYMPI_EV_NOINLINE void proto_start_recv_ev(toympi_request_t *r)
 {
-    proto_start_recv(r, 1);
+    proto_start_recv(r, TOYMPI_EV_ON);
 }
 void toympi_proto_start_recv(toympi_request_t *r)
 {
     if (MPITEV_ANY_ENABLED())
         proto_start_recv_ev(r);
     else
-        proto_start_recv(r, 0);
+        proto_start_recv(r, TOYMPI_EV_OFF);
 }
 
 int toympi_proto_cancel_recv(toympi_request_t *r)
