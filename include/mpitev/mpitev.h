@@ -60,9 +60,10 @@
  *   MPITEV_DISABLE             [per TU; usually the whole MPI]  Compile the events out
  *                              (as NVTX_DISABLE does): MPITEV_RAISE, MPITEV_RAISE_EVENT(_EMPTY),
  *                              MPITEV_ENABLED (always 0), MPITEV_DRAIN,
- *                              MPITEV_DRAIN_CHECKED and MPITEV_DRAIN_PACED expand to nothing
- *                              (MPITEV_DRAIN_DUE, MPITEV_DRAIN_PACED_DUE and
- *                              MPITEV_ANY_DRAIN_DUE to 0)
+ *                              MPITEV_DRAIN_CHECKED, MPITEV_DRAIN_PACED, the _IN_SECTION
+ *                              raises and MPITEV_SECTION_END expand to nothing
+ *                              (MPITEV_DRAIN_DUE, MPITEV_DRAIN_PACED_DUE,
+ *                              MPITEV_ANY_DRAIN_DUE and MPITEV_SECTION_BEGIN to 0)
  *                              that runs: no argument is evaluated and no symbol is
  *                              referenced (the arguments are only type-checked, inside
  *                              sizeof). Declarations, queries, registrations, the
@@ -124,6 +125,15 @@
  *   msg_arrived_declare((mpitev_type_desc){ .desc = "...", ... });  // after mpitev_init
  *   MPITEV_RAISE_EVENT(msg_arrived, &src_main, comm_key, MPITEV_CB_REQUIRE_THREAD_SAFE,
  *                      comm->id, src, tag, size);
+ *
+ * Several raises in a row on one ordered source (a matching decision) can share one
+ * raise section (detail/section.inc): cheaper per raise, the same instances.
+ *
+ *   if (MPITEV_SECTION_BEGIN(&src_main)) {
+ *       MPITEV_RAISE_EVENT_IN_SECTION(msg_arrived, &src_main, comm_key, level, ...);
+ *       ...                                          // more _IN_SECTION raises
+ *       MPITEV_SECTION_END(&src_main);
+ *   } else { ... the same raises with MPITEV_RAISE_EVENT ... }
  */
 #ifndef MPITEV_MPITEV_H
 #define MPITEV_MPITEV_H
