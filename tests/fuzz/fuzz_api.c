@@ -297,7 +297,10 @@ enum {
     OP_EVENT_GET_NUM, OP_EVENT_GET_INFO, OP_EVENT_GET_INDEX, OP_SOURCE_QUERY, OP_ALLOC, OP_FREE,
     OP_REGISTER, OP_SET_INFO, OP_GET_INFO, OP_SET_DROPPED, OP_RAISE, OP_DRAIN, OP_PROGRESS,
     OP_T_CYCLE, OP_FAIL, OP_FULL_CYCLE, OP_NATIVE_QUERY, OP_BAD_DECLARE, OP_RAISE_BURST, OP_CATEGORY,
-    OP_MPI_CYCLE, OP_COUNT
+    OP_MPI_CYCLE, OP_COUNT,
+    /* Not in the modulo (it would change what every committed input means): one byte
+     * value of its own. */
+    OP_RAISE_SECTION = OP_COUNT, OP_BYTE_RAISE_SECTION = 0xfb
 };
 
 static MPI_T_event_registration pick_handle(void) {
@@ -470,7 +473,37 @@ static void op_set_dropped(void) {
 
 /* Raise one instance; the model counts it for every registration listening. */
 static void fz_resync(void);
+static void fz_count_raise(int t, int s, int obj, int lv);
 static void fz_raise(int t, int s, int obj, int lv) {
+    fz_count_raise(t, s, obj, lv);
+    const void *key = MPITEV_ADAPTER_HANDLE_AS_KEY(&comms[obj]);
+    int cbs = lv; /* the mpitev level of the raise site */
+    struct fz_pair p = { 1, 2 };
+    struct fz_big b = { { 1, 2, 3, 4, 5 } };
+    switch (t) {
+    case 0: MPITEV_RAISE(&types[0], &sources[s], NULL, cbs, &p); break;
+    case 1: MPITEV_RAISE(&types[1], &sources[s], key, cbs, &p); break;
+    case 2: MPITEV_RAISE(&types[2], &sources[s], NULL, cbs, NULL); break;
+    case 3: MPITEV_RAISE(&types[3], &sources[s], NULL, cbs, &b); break;
+    default: MPITEV_RAISE(&types[4], &sources[s], NULL, cbs, &p); break;
+    }
+}
+/* The same inside source s's raise section (MPITEV_SECTION_BEGIN returned 1). */
+static void fz_raise_in_section(int t, int s, int obj, int lv) {
+    fz_count_raise(t, s, obj, lv);
+    const void *key = MPITEV_ADAPTER_HANDLE_AS_KEY(&comms[obj]);
+    struct fz_pair p = { 3, 4 };
+    struct fz_big b = { { 5, 4, 3, 2, 1 } };
+    switch (t) {
+    case 0: MPITEV_RAISE_IN_SECTION(&types[0], &sources[s], NULL, lv, &p); break;
+    case 1: MPITEV_RAISE_IN_SECTION(&types[1], &sources[s], key, lv, &p); break;
+    case 2: MPITEV_RAISE_IN_SECTION(&types[2], &sources[s], NULL, lv, NULL); break;
+    case 3: MPITEV_RAISE_IN_SECTION(&types[3], &sources[s], NULL, lv, &b); break;
+    default: MPITEV_RAISE_IN_SECTION(&types[4], &sources[s], NULL, lv, &p); break;
+    }
+}
+static void fz_count_raise(int t, int s, int obj, int lv) {
+    (void)s, (void)lv; /* (traced) */
     /* While the last MPI_T_finalize ends every registration, tool code it runs (a drop
      * report, a free callback) may raise after mpitev freed registrations the model still
      * thinks live (nothing tells the tool about a free without callback): not raised to
@@ -486,17 +519,6 @@ static void fz_raise(int t, int s, int obj, int lv) {
         if (!r->has_dropped) r->exact = 0; /* a drop now would not be counted */
     }
     TRACE("\n");
-    const void *key = MPITEV_ADAPTER_HANDLE_AS_KEY(&comms[obj]);
-    int cbs = lv; /* the mpitev level of the raise site */
-    struct fz_pair p = { 1, 2 };
-    struct fz_big b = { { 1, 2, 3, 4, 5 } };
-    switch (t) {
-    case 0: MPITEV_RAISE(&types[0], &sources[s], NULL, cbs, &p); break;
-    case 1: MPITEV_RAISE(&types[1], &sources[s], key, cbs, &p); break;
-    case 2: MPITEV_RAISE(&types[2], &sources[s], NULL, cbs, NULL); break;
-    case 3: MPITEV_RAISE(&types[3], &sources[s], NULL, cbs, &b); break;
-    default: MPITEV_RAISE(&types[4], &sources[s], NULL, cbs, &p); break;
-    }
 }
 static void op_raise(void) {
     unsigned m = fz_byte();
@@ -505,6 +527,25 @@ static void op_raise(void) {
 static void op_raise_burst(void) {
     unsigned m = fz_byte(), n = fz_byte() % 24;
     for (unsigned i = 0; i < n; i++) fz_raise((int)(m % NT), (int)(m / NT % NS), 0, (int)((m >> 5) % 4));
+}
+/* A raise section (MPITEV_SECTION_BEGIN / END) on a source with up to 15 raises of any
+ * type, object and level inside (each one byte: type, object, level); where BEGIN is 0
+ * (a source without the in-place raise, a raise or section in progress on it: an
+ * enclosing section's callback) the same raises, ordinary. Tool callbacks the raises
+ * run (immediate delivery) run further operations, as for any raise: a section's own
+ * code never finalizes, its callbacks may (they know they are inside a delivery). */
+static void op_raise_section(void) {
+    unsigned m = fz_byte(), n = m / NS % 16;
+    int s = (int)(m % NS);
+    int in = MPITEV_SECTION_BEGIN(&sources[s]);
+    TRACE("raise section on source %d: %s, %u raises\n", s, in ? "entered" : "not entered", n);
+    for (unsigned i = 0; i < n; i++) {
+        unsigned r = fz_byte();
+        int t = (int)(r % NT), obj = (int)(r / NT % 2), lv = (int)(r / (2 * NT) % 4);
+        if (in) fz_raise_in_section(t, s, obj, lv);
+        else fz_raise(t, s, obj, lv);
+    }
+    if (in) MPITEV_SECTION_END(&sources[s]);
 }
 
 static void op_drain(void) {
@@ -758,7 +799,8 @@ static void op_category(void) {
 
 static void run_ops(int budget) {
     for (int k = 0; k < budget && fz_more(); k++) {
-        unsigned op = fz_byte() % OP_COUNT;
+        unsigned op = fz_byte();
+        op = op == OP_BYTE_RAISE_SECTION ? (unsigned)OP_RAISE_SECTION : op % OP_COUNT;
 #ifdef FUZZ_STANDALONE
         if (getenv("FUZZ_TRACE")) fprintf(stderr, "op %u at byte %zu, depth %d\n", op, in_i - 1, depth);
 #endif
@@ -786,6 +828,7 @@ static void run_ops(int budget) {
         case OP_BAD_DECLARE: op_bad_declare(); break;
         case OP_RAISE_BURST: op_raise_burst(); break;
         case OP_CATEGORY: op_category(); break;
+        case OP_RAISE_SECTION: op_raise_section(); break;
         default: op_mpi_cycle(); break;
         }
     }
