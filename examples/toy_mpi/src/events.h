@@ -274,12 +274,13 @@ static inline int32_t toympi_ev_tag(const toympi_request_t *r)
 #define TOYMPI_EV_INLINE(name, ...)                                                        \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_##name##_type))                                         \
-            toympi_ev_##name##__raise(__VA_ARGS__, 0);                                     \
+            toympi_ev_##name##__raise(__VA_ARGS__, 0, NULL);                               \
     } while (0)
 /* For the split: the function's body, always inlined, with a constant `ev` parameter
  * (TOYMPI_EV_OFF in the copy without hooks, TOYMPI_EV_ON or TOYMPI_EV_SECTION in the
- * copies with them), and its hooks written TOYMPI_EV_IF(ev, NAME, ...); the copies with
- * hooks are TOYMPI_EV_NOINLINE.
+ * copies with them), and its hooks written TOYMPI_EV_IF(ev, key, NAME, ...) (key: the
+ * decision's TOYMPI_EV_SECTION_KEY, for the in-section raises); the copies with hooks
+ * are TOYMPI_EV_NOINLINE.
  *
  * TOYMPI_EV_SECTION: the copy runs inside the engine source's raise section (mpitev's
  * MPITEV_SECTION_BEGIN / END, around the whole copy: TOYMPI_EV_SECTION_BEGIN() is 1 when
@@ -290,21 +291,27 @@ static inline int32_t toympi_ev_tag(const toympi_request_t *r)
  * or a section is already in progress on the engine source (a matching call from a
  * tool's callback, a decision called from inside another's section): the copy with
  * ordinary hooks (TOYMPI_EV_ON) runs then. Only the engine's hooks have the in-section
- * form (the `in_section` parameter of their raise functions). A section's code must not
- * call mpitev_finalize or MPI_T_finalize, and must not wait for another thread. */
+ * form (the `in_section` parameter of their raise functions). A section's raises all
+ * concern one communicator, whose key the copy looks up once (TOYMPI_EV_SECTION_KEY,
+ * about 4 instructions less per raise after the first). A section's code must not call
+ * mpitev_finalize or MPI_T_finalize, and must not wait for another thread. */
 enum { TOYMPI_EV_OFF = 0, TOYMPI_EV_ON = 1, TOYMPI_EV_SECTION = 2 };
 #if defined(__GNUC__)
 #define TOYMPI_EV_BODY static inline __attribute__((always_inline))
 #else
 #define TOYMPI_EV_BODY static inline
 #endif
-#define TOYMPI_EV_IF(ev, name, ...)                                                        \
+#define TOYMPI_EV_IF(ev, key, name, ...)                                                   \
     do {                                                                                   \
         if ((ev) == TOYMPI_EV_SECTION)                                                     \
-            toympi_ev_##name##__raise(__VA_ARGS__, 1);                                     \
+            toympi_ev_##name##__raise(__VA_ARGS__, 1, (key));                              \
         else if (ev)                                                                       \
             TOYMPI_EV_INLINE(name, __VA_ARGS__);                                           \
     } while (0)
+/* The key TOYMPI_EV_IF passes to an in-section raise: the communicator's key of context
+ * id ctx, looked up once per decision (a section's raises all concern one communicator)
+ * instead of once per raise; NULL in the other copies, whose raises look it up. */
+#define TOYMPI_EV_SECTION_KEY(ev, ctx) ((ev) == TOYMPI_EV_SECTION ? toympi_events_ctx_key(ctx) : NULL)
 #define TOYMPI_EV_SECTION_BEGIN() MPITEV_SECTION_BEGIN(&toympi_events_src_engine)
 #define TOYMPI_EV_SECTION_END() MPITEV_SECTION_END(&toympi_events_src_engine)
 
@@ -317,12 +324,14 @@ enum { TOYMPI_EV_OFF = 0, TOYMPI_EV_ON = 1, TOYMPI_EV_SECTION = 2 };
  * nothing but async-signal-safe code may run here, and the types are always buffered:
  * tool code only ever sees them from the drain in progress.c. The hooks take the engine's
  * own objects; the arguments after the key are the payload members, in table order; the
- * last one, in_section (a constant where the hook is inlined), picks the in-section raise
- * (TOYMPI_EV_SECTION above) or the ordinary one. */
+ * last two, in_section (a constant where the hook is inlined), which picks the in-section
+ * raise (TOYMPI_EV_SECTION above) or the ordinary one, and section_key, the in-section
+ * raise's object key (the decision's, TOYMPI_EV_SECTION_KEY: looked up once per
+ * decision; the ordinary raise looks its key up itself). */
 #define TOYMPI_ENGINE_RAISE(name, key, ...)                                                \
     do {                                                                                   \
         if (in_section)                                                                    \
-            MPITEV_RAISE_EVENT_IN_SECTION(name, &toympi_events_src_engine, (key),          \
+            MPITEV_RAISE_EVENT_IN_SECTION(name, &toympi_events_src_engine, section_key,    \
                                           MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, __VA_ARGS__); \
         else                                                                               \
             MPITEV_RAISE_EVENT_CHECKED(name, &toympi_events_src_engine, (key),             \
@@ -331,14 +340,15 @@ enum { TOYMPI_EV_OFF = 0, TOYMPI_EV_ON = 1, TOYMPI_EV_SECTION = 2 };
 
 /* a message envelope (EAGER or RTS header) arrived from a peer */
 TOYMPI_EV_RAISE void toympi_ev_message_arrived__raise(uint32_t context_id, int src, int tag, size_t bytes,
-                                             int rendezvous, uint64_t seq, const int in_section)
+                                             int rendezvous, uint64_t seq,
+                                             const int in_section, const void *section_key)
 {
     TOYMPI_ENGINE_RAISE(toympi_message_arrived, toympi_events_ctx_key(context_id),
                         (int32_t)context_id, src, tag,
                         rendezvous ? TOYMPI_EV_RENDEZVOUS_PROTO : TOYMPI_EV_EAGER,
                         (mpitev_count_t)bytes, seq);
 }
-TOYMPI_EV_OUTLINE(message_arrived, (uint32_t context_id, int src, int tag, size_t bytes, int rendezvous, uint64_t seq), (context_id, src, tag, bytes, rendezvous, seq, 0))
+TOYMPI_EV_OUTLINE(message_arrived, (uint32_t context_id, int src, int tag, size_t bytes, int rendezvous, uint64_t seq), (context_id, src, tag, bytes, rendezvous, seq, 0, NULL))
 #define toympi_ev_message_arrived(context_id, src, tag, bytes, rendezvous, seq)            \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_message_arrived_type))                                  \
@@ -347,12 +357,13 @@ TOYMPI_EV_OUTLINE(message_arrived, (uint32_t context_id, int src, int tag, size_
 
 /* search of the posted-receive queue for an arriving message */
 TOYMPI_EV_RAISE void toympi_ev_search_posted_begin__raise(uint32_t context_id, int src, int tag,
-                                                 size_t qlen, uint64_t seq, const int in_section)
+                                                 size_t qlen, uint64_t seq,
+                                                 const int in_section, const void *section_key)
 {
     TOYMPI_ENGINE_RAISE(toympi_search_posted_begin, toympi_events_ctx_key(context_id),
                         (int32_t)context_id, src, tag, (int32_t)qlen, -1, seq, 0);
 }
-TOYMPI_EV_OUTLINE(search_posted_begin, (uint32_t context_id, int src, int tag, size_t qlen, uint64_t seq), (context_id, src, tag, qlen, seq, 0))
+TOYMPI_EV_OUTLINE(search_posted_begin, (uint32_t context_id, int src, int tag, size_t qlen, uint64_t seq), (context_id, src, tag, qlen, seq, 0, NULL))
 #define toympi_ev_search_posted_begin(context_id, src, tag, qlen, seq)                     \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_search_posted_begin_type))                              \
@@ -360,13 +371,14 @@ TOYMPI_EV_OUTLINE(search_posted_begin, (uint32_t context_id, int src, int tag, s
     } while (0)
 TOYMPI_EV_RAISE void toympi_ev_search_posted_end__raise(uint32_t context_id, int src, int tag,
                                                size_t qlen, uint64_t seq,
-                                               const toympi_request_t *found, const int in_section)
+                                               const toympi_request_t *found,
+                                               const int in_section, const void *section_key)
 {
     TOYMPI_ENGINE_RAISE(toympi_search_posted_end, toympi_events_ctx_key(context_id),
                         (int32_t)context_id, src, tag, (int32_t)qlen, found != NULL, seq,
                         found ? found->ev_id : 0);
 }
-TOYMPI_EV_OUTLINE(search_posted_end, (uint32_t context_id, int src, int tag, size_t qlen, uint64_t seq, const toympi_request_t *found), (context_id, src, tag, qlen, seq, found, 0))
+TOYMPI_EV_OUTLINE(search_posted_end, (uint32_t context_id, int src, int tag, size_t qlen, uint64_t seq, const toympi_request_t *found), (context_id, src, tag, qlen, seq, found, 0, NULL))
 #define toympi_ev_search_posted_end(context_id, src, tag, qlen, seq, found)                \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_search_posted_end_type))                                \
@@ -374,25 +386,27 @@ TOYMPI_EV_OUTLINE(search_posted_end, (uint32_t context_id, int src, int tag, siz
     } while (0)
 
 /* search of the unexpected-message queue for a newly posted receive */
-TOYMPI_EV_RAISE void toympi_ev_search_unexpected_begin__raise(const toympi_request_t *r, size_t qlen, const int in_section)
+TOYMPI_EV_RAISE void toympi_ev_search_unexpected_begin__raise(const toympi_request_t *r, size_t qlen,
+                                                              const int in_section, const void *section_key)
 {
     TOYMPI_ENGINE_RAISE(toympi_search_unexpected_begin, toympi_events_ctx_key(r->context_id),
                         (int32_t)r->context_id, r->src, r->tag, (int32_t)qlen, -1, r->ev_id, 0);
 }
-TOYMPI_EV_OUTLINE(search_unexpected_begin, (const toympi_request_t *r, size_t qlen), (r, qlen, 0))
+TOYMPI_EV_OUTLINE(search_unexpected_begin, (const toympi_request_t *r, size_t qlen), (r, qlen, 0, NULL))
 #define toympi_ev_search_unexpected_begin(r, qlen)                                         \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_search_unexpected_begin_type))                          \
             toympi_ev_search_unexpected_begin__call((r), (qlen));                         \
     } while (0)
 TOYMPI_EV_RAISE void toympi_ev_search_unexpected_end__raise(const toympi_request_t *r, size_t qlen,
-                                                   const toympi_unexpected_t *found, const int in_section)
+                                                   const toympi_unexpected_t *found,
+                                                   const int in_section, const void *section_key)
 {
     TOYMPI_ENGINE_RAISE(toympi_search_unexpected_end, toympi_events_ctx_key(r->context_id),
                         (int32_t)r->context_id, r->src, r->tag, (int32_t)qlen, found != NULL,
                         r->ev_id, found ? found->seq : 0);
 }
-TOYMPI_EV_OUTLINE(search_unexpected_end, (const toympi_request_t *r, size_t qlen, const toympi_unexpected_t *found), (r, qlen, found, 0))
+TOYMPI_EV_OUTLINE(search_unexpected_end, (const toympi_request_t *r, size_t qlen, const toympi_unexpected_t *found), (r, qlen, found, 0, NULL))
 #define toympi_ev_search_unexpected_end(r, qlen, found)                                    \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_search_unexpected_end_type))                            \
@@ -400,47 +414,51 @@ TOYMPI_EV_OUTLINE(search_unexpected_end, (const toympi_request_t *r, size_t qlen
     } while (0)
 
 /* the queues themselves (queue_length after the change) */
-TOYMPI_EV_RAISE void toympi_ev_posted_insert__raise(const toympi_request_t *r, size_t qlen, const int in_section)
+TOYMPI_EV_RAISE void toympi_ev_posted_insert__raise(const toympi_request_t *r, size_t qlen,
+                                                    const int in_section, const void *section_key)
 {
     TOYMPI_ENGINE_RAISE(toympi_posted_insert, toympi_events_ctx_key(r->context_id),
                         (int32_t)r->context_id, r->src, r->tag, (int32_t)qlen, r->ev_id);
 }
-TOYMPI_EV_OUTLINE(posted_insert, (const toympi_request_t *r, size_t qlen), (r, qlen, 0))
+TOYMPI_EV_OUTLINE(posted_insert, (const toympi_request_t *r, size_t qlen), (r, qlen, 0, NULL))
 #define toympi_ev_posted_insert(r, qlen)                                                   \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_posted_insert_type))                                    \
             toympi_ev_posted_insert__call((r), (qlen));                                   \
     } while (0)
-TOYMPI_EV_RAISE void toympi_ev_posted_remove__raise(const toympi_request_t *r, size_t qlen, const int in_section)
+TOYMPI_EV_RAISE void toympi_ev_posted_remove__raise(const toympi_request_t *r, size_t qlen,
+                                                    const int in_section, const void *section_key)
 {
     TOYMPI_ENGINE_RAISE(toympi_posted_remove, toympi_events_ctx_key(r->context_id),
                         (int32_t)r->context_id, r->src, r->tag, (int32_t)qlen, r->ev_id);
 }
-TOYMPI_EV_OUTLINE(posted_remove, (const toympi_request_t *r, size_t qlen), (r, qlen, 0))
+TOYMPI_EV_OUTLINE(posted_remove, (const toympi_request_t *r, size_t qlen), (r, qlen, 0, NULL))
 #define toympi_ev_posted_remove(r, qlen)                                                   \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_posted_remove_type))                                    \
             toympi_ev_posted_remove__call((r), (qlen));                                   \
     } while (0)
-TOYMPI_EV_RAISE void toympi_ev_unexpected_insert__raise(const toympi_unexpected_t *u, size_t qlen, const int in_section)
+TOYMPI_EV_RAISE void toympi_ev_unexpected_insert__raise(const toympi_unexpected_t *u, size_t qlen,
+                                                        const int in_section, const void *section_key)
 {
     TOYMPI_ENGINE_RAISE(toympi_unexpected_insert, toympi_events_ctx_key(u->context_id),
                         (int32_t)u->context_id, u->src, u->tag, (int32_t)qlen,
                         (mpitev_count_t)u->bytes, u->seq);
 }
-TOYMPI_EV_OUTLINE(unexpected_insert, (const toympi_unexpected_t *u, size_t qlen), (u, qlen, 0))
+TOYMPI_EV_OUTLINE(unexpected_insert, (const toympi_unexpected_t *u, size_t qlen), (u, qlen, 0, NULL))
 #define toympi_ev_unexpected_insert(u, qlen)                                               \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_unexpected_insert_type))                                \
             toympi_ev_unexpected_insert__call((u), (qlen));                               \
     } while (0)
-TOYMPI_EV_RAISE void toympi_ev_unexpected_remove__raise(const toympi_unexpected_t *u, size_t qlen, const int in_section)
+TOYMPI_EV_RAISE void toympi_ev_unexpected_remove__raise(const toympi_unexpected_t *u, size_t qlen,
+                                                        const int in_section, const void *section_key)
 {
     TOYMPI_ENGINE_RAISE(toympi_unexpected_remove, toympi_events_ctx_key(u->context_id),
                         (int32_t)u->context_id, u->src, u->tag, (int32_t)qlen,
                         (mpitev_count_t)u->bytes, u->seq);
 }
-TOYMPI_EV_OUTLINE(unexpected_remove, (const toympi_unexpected_t *u, size_t qlen), (u, qlen, 0))
+TOYMPI_EV_OUTLINE(unexpected_remove, (const toympi_unexpected_t *u, size_t qlen), (u, qlen, 0, NULL))
 #define toympi_ev_unexpected_remove(u, qlen)                                               \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_unexpected_remove_type))                                \
@@ -453,23 +471,25 @@ TOYMPI_EV_OUTLINE(unexpected_remove, (const toympi_unexpected_t *u, size_t qlen)
     (int32_t)(r)->context_id, toympi_ev_peer(r), toympi_ev_tag(r), (is_send),              \
         (rendezvous) ? TOYMPI_EV_RENDEZVOUS_PROTO : TOYMPI_EV_EAGER,                       \
         (mpitev_count_t)((is_send) ? (r)->bytes : (size_t)(r)->status.toympi_count), (r)->ev_id
-TOYMPI_EV_RAISE void toympi_ev_transfer_begin__raise(const toympi_request_t *r, int is_send, int rendezvous, const int in_section)
+TOYMPI_EV_RAISE void toympi_ev_transfer_begin__raise(const toympi_request_t *r, int is_send, int rendezvous,
+                                                     const int in_section, const void *section_key)
 {
     TOYMPI_ENGINE_RAISE(toympi_transfer_begin, toympi_events_ctx_key(r->context_id),
                         TOYMPI__TRANSFER_PAYLOAD(r, is_send, rendezvous));
 }
-TOYMPI_EV_OUTLINE(transfer_begin, (const toympi_request_t *r, int is_send, int rendezvous), (r, is_send, rendezvous, 0))
+TOYMPI_EV_OUTLINE(transfer_begin, (const toympi_request_t *r, int is_send, int rendezvous), (r, is_send, rendezvous, 0, NULL))
 #define toympi_ev_transfer_begin(r, is_send, rendezvous)                                   \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_transfer_begin_type))                                   \
             toympi_ev_transfer_begin__call((r), (is_send), (rendezvous));                 \
     } while (0)
-TOYMPI_EV_RAISE void toympi_ev_transfer_end__raise(const toympi_request_t *r, int is_send, int rendezvous, const int in_section)
+TOYMPI_EV_RAISE void toympi_ev_transfer_end__raise(const toympi_request_t *r, int is_send, int rendezvous,
+                                                   const int in_section, const void *section_key)
 {
     TOYMPI_ENGINE_RAISE(toympi_transfer_end, toympi_events_ctx_key(r->context_id),
                         TOYMPI__TRANSFER_PAYLOAD(r, is_send, rendezvous));
 }
-TOYMPI_EV_OUTLINE(transfer_end, (const toympi_request_t *r, int is_send, int rendezvous), (r, is_send, rendezvous, 0))
+TOYMPI_EV_OUTLINE(transfer_end, (const toympi_request_t *r, int is_send, int rendezvous), (r, is_send, rendezvous, 0, NULL))
 #define toympi_ev_transfer_end(r, is_send, rendezvous)                                     \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_transfer_end_type))                                     \
@@ -478,7 +498,8 @@ TOYMPI_EV_OUTLINE(transfer_end, (const toympi_request_t *r, int is_send, int ren
 
 /* rendezvous handshake steps (TOYMPI_RNDV_*): r is the send request for RTS_SENT and
  * CTS_RECEIVED, the matched receive for CTS_SENT */
-TOYMPI_EV_RAISE void toympi_ev_rendezvous__raise(const toympi_request_t *r, int step, const int in_section)
+TOYMPI_EV_RAISE void toympi_ev_rendezvous__raise(const toympi_request_t *r, int step,
+                                                 const int in_section, const void *section_key)
 {
     TOYMPI_ENGINE_RAISE(toympi_rendezvous, toympi_events_ctx_key(r->context_id),
                         (int32_t)r->context_id, step, toympi_ev_peer(r), toympi_ev_tag(r),
@@ -487,7 +508,7 @@ TOYMPI_EV_RAISE void toympi_ev_rendezvous__raise(const toympi_request_t *r, int 
                                              : (size_t)r->status.toympi_count),
                         r->ev_id);
 }
-TOYMPI_EV_OUTLINE(rendezvous, (const toympi_request_t *r, int step), (r, step, 0))
+TOYMPI_EV_OUTLINE(rendezvous, (const toympi_request_t *r, int step), (r, step, 0, NULL))
 #define toympi_ev_rendezvous(r, step)                                                      \
     do {                                                                                   \
         if (MPITEV_ENABLED(&toympi_rendezvous_type))                                       \

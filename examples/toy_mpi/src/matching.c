@@ -132,13 +132,14 @@ TOYMPI_EV_BODY toympi_request_t *match_arrival(uint32_t ctx, int src, int tag, s
                                                const int ev)
 {
     uint64_t seq = ++arrivals;
-    TOYMPI_EV_IF(ev, message_arrived, ctx, src, tag, bytes, kind == TOYMPI_UX_RTS, seq);
-    TOYMPI_EV_IF(ev, search_posted_begin, ctx, src, tag, posted.length, seq);
+    const void *const key = TOYMPI_EV_SECTION_KEY(ev, ctx);
+    TOYMPI_EV_IF(ev, key, message_arrived, ctx, src, tag, bytes, kind == TOYMPI_UX_RTS, seq);
+    TOYMPI_EV_IF(ev, key, search_posted_begin, ctx, src, tag, posted.length, seq);
     toympi_request_t *r = posted_match(&posted, ctx, src, tag);
-    TOYMPI_EV_IF(ev, search_posted_end, ctx, src, tag, posted.length, seq, r);
+    TOYMPI_EV_IF(ev, key, search_posted_end, ctx, src, tag, posted.length, seq, r);
     *ux = NULL;
     if (r) {
-        TOYMPI_EV_IF(ev, posted_remove, r, posted.length);
+        TOYMPI_EV_IF(ev, key, posted_remove, r, posted.length);
         return r;
     }
     toympi_unexpected_t *u = toympi_calloc(1, sizeof *u);
@@ -151,7 +152,7 @@ TOYMPI_EV_BODY toympi_request_t *match_arrival(uint32_t ctx, int src, int tag, s
     u->sreq_id = sreq_id;
     u->seq = seq;
     unexpected_append(&unexpected, u);
-    TOYMPI_EV_IF(ev, unexpected_insert, u, unexpected.length);
+    TOYMPI_EV_IF(ev, key, unexpected_insert, u, unexpected.length);
     *ux = u;
     return NULL;
 }
@@ -178,15 +179,16 @@ toympi_request_t *toympi_match_arrival(uint32_t ctx, int src, int tag, size_t by
 
 TOYMPI_EV_BODY toympi_unexpected_t *match_post(toympi_request_t *r, const int ev)
 {
-    TOYMPI_EV_IF(ev, search_unexpected_begin, r, unexpected.length);
+    const void *const key = TOYMPI_EV_SECTION_KEY(ev, r->context_id);
+    TOYMPI_EV_IF(ev, key, search_unexpected_begin, r, unexpected.length);
     toympi_unexpected_t *u = unexpected_match(&unexpected, r->context_id, r->src, r->tag, 1);
-    TOYMPI_EV_IF(ev, search_unexpected_end, r, unexpected.length, u);
+    TOYMPI_EV_IF(ev, key, search_unexpected_end, r, unexpected.length, u);
     if (!u) {
         posted_append(&posted, r);
-        TOYMPI_EV_IF(ev, posted_insert, r, posted.length);
+        TOYMPI_EV_IF(ev, key, posted_insert, r, posted.length);
         return NULL;
     }
-    TOYMPI_EV_IF(ev, unexpected_remove, u, unexpected.length);
+    TOYMPI_EV_IF(ev, key, unexpected_remove, u, unexpected.length);
     return u;
 }
 static TOYMPI_EV_NOINLINE toympi_unexpected_t *match_post_ev(toympi_request_t *r)

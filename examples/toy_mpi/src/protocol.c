@@ -179,11 +179,12 @@ void toympi_proto_on_header(toympi_conn_t *conn, const toympi_wire_hdr_t *h)
  * events. */
 TOYMPI_EV_BODY void proto_recv_copy(toympi_request_t *r, toympi_unexpected_t *u, const int ev)
 {
-    TOYMPI_EV_IF(ev, transfer_begin, r, 0, 0);
+    const void *const key = TOYMPI_EV_SECTION_KEY(ev, r->context_id);
+    TOYMPI_EV_IF(ev, key, transfer_begin, r, 0, 0);
     if (r->status.toympi_count)
         memcpy(r->buf, u->payload, (size_t)r->status.toympi_count);
     toympi_unexpected_free(u);
-    TOYMPI_EV_IF(ev, transfer_end, r, 0, 0);
+    TOYMPI_EV_IF(ev, key, transfer_end, r, 0, 0);
 }
 /* The same with hooks, inside the engine source's raise section if it can be entered
  * (TOYMPI_EV_SECTION, events.h): the section starts after toympi_match_post, whose
@@ -214,7 +215,7 @@ TOYMPI_EV_BODY void proto_start_recv(toympi_request_t *r, const int ev)
     }
     if (!u->payload_ready) {
         u->claimed = r; /* unexpected_payload_done finishes the job */
-        TOYMPI_EV_IF(ev, transfer_begin, r, 0, 0); /* the rest of the payload goes to r */
+        TOYMPI_EV_IF(ev, NULL, transfer_begin, r, 0, 0); /* (never in a section) the rest of the payload goes to r */
         return;
     }
     if (ev)
