@@ -163,6 +163,7 @@ static int finish(const char *fn, int op, MPI_Comm comm, toympi_comm_t *c, int r
     if (rc) /* through the communicator's handler (MPI_COMM_WORLD's if freed meanwhile) */
         rc = toympi_err(comm, rc, fn, "collective failed (mismatched arguments?)");
     toympi_comm_unhold(c); /* last: a communicator freed by tool code is released here */
+    toympi_progress_api_exit(); /* coll_end (and a comm_free) buffered: delivered too */
     return rc;
 }
 

@@ -187,6 +187,7 @@ static void publish_new(toympi_comm_t *n, MPI_Comm *newcomm)
     toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
     toympi_ev_comm_create(n, MPITEV_CB_REQUIRE_NONE);
     toympi_comm_unhold(n);
+    toympi_progress_api_exit(); /* comm_create (and a comm_free) buffered: delivered too */
 }
 
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
@@ -296,6 +297,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
     c->freed = 1;
     *comm = MPI_COMM_NULL;
     toympi_comm_unhold(c); /* API entry: the comm is still intact; its comm_free at NONE */
+    toympi_progress_api_exit(); /* comm_free buffered: delivered by the return */
     return MPI_SUCCESS;
 }
 TOYMPI_WEAK(Comm_free)

@@ -524,6 +524,7 @@ TOYMPI_EV_OUTLINE(rendezvous, (const toympi_request_t *r, int step), (r, step, 0
 #define TOYMPI_API_RAISE(name, source, key, cb_safety, ...)                                \
     do {                                                                                   \
         toympi_g.in_tool++;                                                                \
+        toympi_g.api_raised = 1; /* a record may be buffered: progress.c drains it */     \
         MPITEV_RAISE_EVENT_CHECKED(name, (source), (key), (cb_safety), __VA_ARGS__);       \
         toympi_g.in_tool--;                                                                \
     } while (0)

@@ -24,14 +24,42 @@
  * own source. With nobody buffering and nothing left to do, the level and the in_tool
  * count are not even computed; built with -DMPITEV_DISABLE it is 0 and MPITEV_DRAIN
  * nothing, so the message path then has no event code at all. */
+/* The API source holds records only from API-level raises (an MPI call's own, or one a
+ * callback made): it is drained only when one was made since its last drain
+ * (toympi_g.api_raised, set by TOYMPI_API_RAISE), not at every exit of a call that
+ * raises none (MPI_Recv, say: 12 instructions per message with a tool attached). The
+ * flag is cleared by the outermost drain only (no tool code running: in_tool is 1 with
+ * this drain's own count): a drain nested in a callback may find the source claimed by
+ * the drain it is nested in and leave records, which the next drain then takes. */
+static void drain_api(int cb_safety)
+{
+    if (toympi_g.in_tool == 1)
+        toympi_g.api_raised = 0;
+    MPITEV_DRAIN(&toympi_events_src_api, MPITEV_DRAIN_ALL, cb_safety);
+}
+
+static int drain_level(void)
+{
+    return toympi_g.finalizing ? MPITEV_CB_REQUIRE_MPI_RESTRICTED : MPITEV_CB_REQUIRE_NONE;
+}
+
 static void drain_events(void)
 {
     if (MPITEV_ANY_DRAIN_DUE()) {
-        const int cb_safety = toympi_g.finalizing ? MPITEV_CB_REQUIRE_MPI_RESTRICTED
-                                                  : MPITEV_CB_REQUIRE_NONE;
+        const int cb_safety = drain_level();
         toympi_g.in_tool++; /* callbacks run inside the library: MPI_Finalize/MPI_Init refuse them */
         MPITEV_DRAIN(&toympi_events_src_engine, MPITEV_DRAIN_ALL, cb_safety);
-        MPITEV_DRAIN(&toympi_events_src_api, MPITEV_DRAIN_ALL, cb_safety);
+        if (toympi_g.api_raised) /* (after the engine's: its callbacks may raise some) */
+            drain_api(cb_safety);
+        toympi_g.in_tool--;
+    }
+}
+
+void toympi_progress_api_exit(void)
+{
+    if (toympi_g.api_raised && MPITEV_ANY_DRAIN_DUE()) {
+        toympi_g.in_tool++;
+        drain_api(drain_level());
         toympi_g.in_tool--;
     }
 }

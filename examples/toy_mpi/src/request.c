@@ -116,6 +116,7 @@ static int finish(MPI_Request *h, toympi_request_t *r, MPI_Status *status)
     toympi_ev_request_free(r, 0); /* API level (Wait/Test family): nothing held */
     toympi_request_release(r);
     *h = MPI_REQUEST_NULL;
+    toympi_progress_api_exit(); /* request_free buffered: delivered by the return */
     return err;
 }
 
@@ -337,6 +338,7 @@ int PMPI_Cancel(MPI_Request *request)
     r->busy++;
     toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
     toympi_ev_cancel(r, cancelled, MPITEV_CB_REQUIRE_NONE); /* API exit, nothing held */
+    toympi_progress_api_exit(); /* the cancel buffered: delivered by the return */
     r->busy--;
     return MPI_SUCCESS;
 }
@@ -358,6 +360,7 @@ int PMPI_Request_free(MPI_Request *request)
         r->user_freed = 1;
     }
     *request = MPI_REQUEST_NULL;
+    toympi_progress_api_exit(); /* request_free buffered: delivered by the return */
     return MPI_SUCCESS;
 }
 TOYMPI_WEAK(Request_free)

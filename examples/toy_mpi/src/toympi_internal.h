@@ -62,6 +62,8 @@ typedef struct toympi_global {
                         TOYMPI_CHECK_INIT and docs/implementors-guide.md section 10 */
     int tool_restricted; /* ... delivered where it may not call MPI at all (inside the
                             engine, at MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE: request.c) */
+    int api_raised;  /* an API-level event was raised since the API source's last drain
+                        (progress.c: only then is that source drained) */
     int world_rank;
     int world_size;
     int thread_level;
