@@ -31,7 +31,7 @@
  * flag is cleared by the outermost drain only (no tool code running: in_tool is 1 with
  * this drain's own count): a drain nested in a callback may find the source claimed by
  * the drain it is nested in and leave records, which the next drain then takes. */
-static void drain_api(int cb_safety)
+static TOYMPI_EV_NOINLINE void drain_api(int cb_safety) /* (out of line: drain_events keeps its code) */
 {
     if (toympi_g.in_tool == 1)
         toympi_g.api_raised = 0;
