@@ -471,37 +471,28 @@ static void op_set_dropped(void) {
     }
 }
 
-/* Raise one instance; the model counts it for every registration listening. */
+/* Raise one instance; the model counts it for every registration listening. RAISE is
+ * MPITEV_RAISE, or MPITEV_RAISE_IN_SECTION inside source s's raise section. */
 static void fz_resync(void);
 static void fz_count_raise(int t, int s, int obj, int lv);
-static void fz_raise(int t, int s, int obj, int lv) {
-    fz_count_raise(t, s, obj, lv);
-    const void *key = MPITEV_ADAPTER_HANDLE_AS_KEY(&comms[obj]);
-    int cbs = lv; /* the mpitev level of the raise site */
-    struct fz_pair p = { 1, 2 };
-    struct fz_big b = { { 1, 2, 3, 4, 5 } };
-    switch (t) {
-    case 0: MPITEV_RAISE(&types[0], &sources[s], NULL, cbs, &p); break;
-    case 1: MPITEV_RAISE(&types[1], &sources[s], key, cbs, &p); break;
-    case 2: MPITEV_RAISE(&types[2], &sources[s], NULL, cbs, NULL); break;
-    case 3: MPITEV_RAISE(&types[3], &sources[s], NULL, cbs, &b); break;
-    default: MPITEV_RAISE(&types[4], &sources[s], NULL, cbs, &p); break;
-    }
-}
-/* The same inside source s's raise section (MPITEV_SECTION_BEGIN returned 1). */
-static void fz_raise_in_section(int t, int s, int obj, int lv) {
-    fz_count_raise(t, s, obj, lv);
-    const void *key = MPITEV_ADAPTER_HANDLE_AS_KEY(&comms[obj]);
-    struct fz_pair p = { 3, 4 };
-    struct fz_big b = { { 5, 4, 3, 2, 1 } };
-    switch (t) {
-    case 0: MPITEV_RAISE_IN_SECTION(&types[0], &sources[s], NULL, lv, &p); break;
-    case 1: MPITEV_RAISE_IN_SECTION(&types[1], &sources[s], key, lv, &p); break;
-    case 2: MPITEV_RAISE_IN_SECTION(&types[2], &sources[s], NULL, lv, NULL); break;
-    case 3: MPITEV_RAISE_IN_SECTION(&types[3], &sources[s], NULL, lv, &b); break;
-    default: MPITEV_RAISE_IN_SECTION(&types[4], &sources[s], NULL, lv, &p); break;
-    }
-}
+#define FZ_RAISE_ONE(RAISE, t, s, obj, lv)                                          \
+    do {                                                                            \
+        fz_count_raise(t, s, obj, lv);                                              \
+        const void *key = MPITEV_ADAPTER_HANDLE_AS_KEY(&comms[obj]);                \
+        int cbs = lv; /* the mpitev level of the raise site */                      \
+        struct fz_pair p = { 1, 2 };                                                \
+        struct fz_big b = { { 1, 2, 3, 4, 5 } };                                    \
+        switch (t) {                                                                \
+        case 0: RAISE(&types[0], &sources[s], NULL, cbs, &p); break;                \
+        case 1: RAISE(&types[1], &sources[s], key, cbs, &p); break;                 \
+        case 2: RAISE(&types[2], &sources[s], NULL, cbs, NULL); break;              \
+        case 3: RAISE(&types[3], &sources[s], NULL, cbs, &b); break;                \
+        default: RAISE(&types[4], &sources[s], NULL, cbs, &p); break;               \
+        }                                                                           \
+    } while (0)
+static void fz_raise(int t, int s, int obj, int lv) { FZ_RAISE_ONE(MPITEV_RAISE, t, s, obj, lv); }
+/* (MPITEV_SECTION_BEGIN(&sources[s]) returned 1) */
+static void fz_raise_in_section(int t, int s, int obj, int lv) { FZ_RAISE_ONE(MPITEV_RAISE_IN_SECTION, t, s, obj, lv); }
 static void fz_count_raise(int t, int s, int obj, int lv) {
     (void)s, (void)lv; /* (traced) */
     /* While the last MPI_T_finalize ends every registration, tool code it runs (a drop
