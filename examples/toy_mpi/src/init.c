@@ -163,7 +163,7 @@ int PMPI_Finalize(void)
      * (not finalizing yet: toympi_progress_poll delivers at MPITEV_CB_REQUIRE_NONE). */
     toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
     /* From here on, a peer closing its connection is expected. */
-    toympi_g.finalizing = 1;
+    toympi_progress_finalizing();
     toympi_barrier_impl(toympi_comm_get(MPI_COMM_WORLD));
     toympi_transport_finalize();
     toympi_match_finalize();

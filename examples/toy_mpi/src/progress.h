@@ -43,4 +43,8 @@ int toympi_progress_poll(toympi_progress_level_t level) TOYMPI_HIDDEN;
  * since the API source's last drain (one load and a branch). */
 void toympi_progress_api_exit(void) TOYMPI_HIDDEN;
 
+/* MPI_Finalize's shutdown starts (toympi_g.finalizing set): from here on the drains
+ * deliver at MPITEV_CB_REQUIRE_MPI_RESTRICTED (toympi_g.drain_level). */
+void toympi_progress_finalizing(void) TOYMPI_HIDDEN;
+
 #endif

@@ -64,6 +64,9 @@ typedef struct toympi_global {
                             engine, at MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE: request.c) */
     int api_raised;  /* an API-level event was raised since the API source's last drain
                         (progress.c: only then is that source drained) */
+    int drain_level; /* the progress engine's drain level (progress.c): 0,
+                        MPITEV_CB_REQUIRE_NONE, until MPI_Finalize's shutdown starts,
+                        then MPITEV_CB_REQUIRE_MPI_RESTRICTED (set with finalizing) */
     int world_rank;
     int world_size;
     int thread_level;
