@@ -39,8 +39,8 @@ static TOYMPI_EV_NOINLINE void drain_api(int cb_safety) /* (out of line: drain_e
 }
 
 /* A word of its own rather than a test of finalizing: one load, which the drain loads
- * again after the engine's drain instead of keeping it in a saved register (5
- * instructions per drain). */
+ * again after the engine's drain instead of keeping it in a saved register (3
+ * instructions per drain with a tool: drain_events 18 -> 15, measured). */
 static int drain_level(void)
 {
     return toympi_g.drain_level;

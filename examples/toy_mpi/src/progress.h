@@ -37,10 +37,10 @@ typedef enum {
 int toympi_progress_poll(toympi_progress_level_t level) TOYMPI_HIDDEN;
 
 /* The end of an MPI call whose last API-level event is raised after its exit poll
- * (coll_end, comm_create of a new communicator, cancel, request_free): delivers what
- * registrations that asked for buffering ("mpitev_buffered" = "true") hold, so that it
- * too is delivered by the call's return. Nothing when no API-level event was raised
- * since the API source's last drain (one load and a branch). */
+ * (coll_end, comm_create of a new communicator, comm_free, cancel, request_free):
+ * delivers what registrations that asked for buffering ("mpitev_buffered" = "true")
+ * hold, so that it too is delivered by the call's return. Nothing when no API-level
+ * event was raised since the API source's last drain (one load and a branch). */
 void toympi_progress_api_exit(void) TOYMPI_HIDDEN;
 
 /* MPI_Finalize's shutdown starts (toympi_g.finalizing set): from here on the drains
