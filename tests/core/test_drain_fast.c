@@ -10,7 +10,7 @@
 #include "core_test.h"
 
 static mpitev_type ev1, ev2, evb;
-static mpitev_source so, so2;
+static mpitev_source so, so2, so4; /* so4: a ring of 4 records */
 static char objs[4];
 
 static int setup(void **state) {
@@ -20,7 +20,10 @@ static int setup(void **state) {
     mpitev_type_desc db = pair_desc("evb", MPITEV_BIND_MPI_COMM);
     mpitev_source_desc a = src_desc("so", MPITEV_SOURCE_ORDERED, NULL);
     mpitev_source_desc a2 = src_desc("so2", MPITEV_SOURCE_ORDERED, NULL);
-    return (mpitev_source_declare(&so, &a) || mpitev_source_declare(&so2, &a2) || mpitev_type_declare(&ev1, &d1) ||
+    mpitev_source_desc a4 = src_desc("so4", MPITEV_SOURCE_ORDERED, NULL);
+    a4.buffer_capacity = 4;
+    return (mpitev_source_declare(&so, &a) || mpitev_source_declare(&so2, &a2) || mpitev_source_declare(&so4, &a4) ||
+            mpitev_type_declare(&ev1, &d1) ||
             mpitev_type_declare(&ev2, &d2) || mpitev_type_declare(&evb, &db))
                ? -1
                : 0;
@@ -29,8 +32,9 @@ static int setup(void **state) {
 /* Whether the drain delivering now is inside a drainer's grace section (the general
  * drain, and the live deliveries after a registration change, enter one; the quick
  * drains do not). */
+static mpitev_source *grace_of = &so; /* (the source whose drains the tests watch) */
 static int in_grace(void) {
-    const struct mpitev__srcbuf *b = so.mpitev__buf;
+    const struct mpitev__srcbuf *b = grace_of->mpitev__buf;
     return atomic_load(&b->grace.inflight[0]) + atomic_load(&b->grace.inflight[1]) != 0;
 }
 
@@ -89,6 +93,9 @@ static void one_record_per_call(void **state) {
         raise1(t, NULL, i);
         if (i & 1) MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
         else assert_int_equal(drain(), 1);
+        /* the delivery level left (MPITEV_DRAIN's through the thread-local's second
+         * name, MPITEV__LEVEL_LEAVE_AFTER_CALL) */
+        assert_int_equal(mpitev__tls_room, MPITEV_MAX_DEPTH);
         /* the slot that served it is the one the next call starts from */
         assert_int_equal(so.mpitev__buf->cache.last->inst.mpitev__type->mpitev__index, tindex(t));
     }
@@ -136,6 +143,42 @@ static void several_deliveries_are_quick(void **state) {
     }
     for (int i = 0; i < 3; i++) OK(mpitev_reg_free(x[i], NULL, NULL));
     OK(mpitev_reg_free(y, NULL, NULL));
+}
+
+/* Records with several deliveries across the ring's end: a ring of 4, three records per
+ * drain call, so that most calls wrap, at every position in turn. The quick loop of the
+ * entry for several deliveries steps a pointer through the records and wraps at the
+ * ring's sentinel (mpitev__drain_quick_several): every record delivered twice, in
+ * order, with its own payload, outside any grace section (the quick loop), through
+ * mpitev_source_drain and MPITEV_DRAIN alike. */
+static void several_deliveries_wrap(void **state) {
+    (void)state;
+    mpitev_reg x[2];
+    for (int i = 0; i < 2; i++) x[i] = reg_buf(&evb, &objs[1], i);
+    grace_of = &so4;
+    raise_at(&so4, &evb, &objs[1], -1); /* fills the entry for several deliveries */
+    int n = -1;
+    OK(mpitev_source_drain(&so4, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE, &n));
+    assert_int_equal(n, 2);
+    for (int round = 0; round < 12; round++) {
+        ncalls = 0;
+        for (int j = 0; j < 3; j++) raise_at(&so4, &evb, &objs[1], round * 3 + j);
+        if (round & 1) {
+            MPITEV_DRAIN(&so4, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+        } else {
+            OK(mpitev_source_drain(&so4, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE, &n));
+            assert_int_equal(n, 6);
+        }
+        assert_int_equal(ncalls, 6);
+        for (int k = 0; k < 6; k++) {
+            assert_int_equal(calls[k].a, round * 3 + k / 2);
+            assert_int_equal(calls[k].tag, k % 2);
+            assert_int_equal(calls[k].type, tindex(&evb));
+            assert_int_equal(calls[k].graced, 0); /* quick: no grace section */
+        }
+    }
+    grace_of = &so;
+    for (int i = 0; i < 2; i++) OK(mpitev_reg_free(x[i], NULL, NULL));
 }
 
 /* A callback of a cached record with several deliveries frees a later registration of
@@ -596,6 +639,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(one_record_per_call, setup, core_teardown),
         cmocka_unit_test_setup_teardown(several_deliveries_are_quick, setup, core_teardown),
+        cmocka_unit_test_setup_teardown(several_deliveries_wrap, setup, core_teardown),
         cmocka_unit_test_setup_teardown(free_inside_a_record_goes_live, setup, core_teardown),
         cmocka_unit_test_setup_teardown(other_level_is_not_served, setup, core_teardown),
         cmocka_unit_test_setup_teardown(alternating_objects_are_quick, setup, core_teardown),
