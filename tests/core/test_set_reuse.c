@@ -20,6 +20,7 @@ static void test_point(const char *name);
 #define MPITEV_IMPLEMENTATION
 #include <mpitev/mpitev.h>
 #include "core_test.h"
+#include "../lifo_pool.h" /* the pool: the last block freed of a size handed out first */
 
 static sem_t at_point, go_on;
 static atomic_int armed;
@@ -28,35 +29,6 @@ static void test_point(const char *name) {
         sem_post(&at_point);
         sem_wait(&go_on);
     }
-}
-
-/* The pool: the last block freed of a given size and alignment is handed out first. */
-#define NPOOL 256
-static struct block {
-    void *p;
-    size_t size, align;
-} pool[NPOOL];
-static int npool;
-static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static void *pool_alloc(size_t size, size_t align, void *ctx) {
-    (void)ctx;
-    void *p = NULL;
-    pthread_mutex_lock(&pool_lock);
-    for (int i = npool - 1; i >= 0 && !p; i--)
-        if (pool[i].size == size && pool[i].align == align) {
-            p = pool[i].p;
-            pool[i] = pool[--npool];
-        }
-    pthread_mutex_unlock(&pool_lock);
-    if (!p && posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size)) return NULL;
-    return p;
-}
-static void pool_free(void *p, size_t size, size_t align, void *ctx) {
-    (void)ctx;
-    pthread_mutex_lock(&pool_lock);
-    if (npool < NPOOL) pool[npool++] = (struct block){ p, size, align };
-    else free(p);
-    pthread_mutex_unlock(&pool_lock);
 }
 
 static mpitev_type eva, evb;
@@ -183,7 +155,7 @@ static void test_reuse_other_type(void **state) {
 }
 
 int main(void) {
-    mpitev_allocator al = { pool_alloc, pool_free, NULL };
+    mpitev_allocator al = { lifo_pool_alloc, lifo_pool_free, NULL };
     if (mpitev_set_allocator(&al) != MPITEV_SUCCESS) return 1;
     sem_init(&at_point, 0, 0);
     sem_init(&go_on, 0, 0);

@@ -30,43 +30,7 @@ static void at_point(const char *name);
 #define MPITEV_IMPLEMENTATION
 #include <mpitev/mpitev.h>
 
-/* The pool: LIFO, same size and alignment, freed blocks filled with 0xA5. */
-#define POOL_MAX 8192
-static struct { void *p; size_t size, align; } pool_tab[POOL_MAX];
-static int pool_n;
-static long pool_hits, pool_misses;
-static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
-static void *pool_alloc_cb(size_t size, size_t align, void *ctx) {
-    (void)ctx;
-    void *p = NULL;
-    pthread_mutex_lock(&pool_mu);
-    for (int i = pool_n - 1; i >= 0 && !p; i--)
-        if (pool_tab[i].size == size && pool_tab[i].align == align) {
-            p = pool_tab[i].p;
-            memmove(&pool_tab[i], &pool_tab[i + 1], (size_t)(pool_n - i - 1) * sizeof pool_tab[0]);
-            pool_n--;
-        }
-    if (p) pool_hits++;
-    else pool_misses++;
-    pthread_mutex_unlock(&pool_mu);
-    if (!p && posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size)) return NULL;
-    return p;
-}
-static void pool_free_cb(void *p, size_t size, size_t align, void *ctx) {
-    (void)ctx;
-    memset(p, 0xA5, size);
-    pthread_mutex_lock(&pool_mu);
-    if (pool_n == POOL_MAX) { /* the oldest back to libc */
-        free(pool_tab[0].p);
-        memmove(&pool_tab[0], &pool_tab[1], (size_t)(POOL_MAX - 1) * sizeof pool_tab[0]);
-        pool_n--;
-    }
-    pool_tab[pool_n].p = p;
-    pool_tab[pool_n].size = size;
-    pool_tab[pool_n].align = align;
-    pool_n++;
-    pthread_mutex_unlock(&pool_mu);
-}
+#include "../lifo_pool.h" /* LIFO, same size and alignment, freed blocks poisoned */
 
 static _Atomic unsigned point_rng = 1;
 static _Atomic long point_hits;
@@ -325,7 +289,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     ctxs = calloc(MAXCTX, sizeof *ctxs);
-    static const mpitev_allocator al = { pool_alloc_cb, pool_free_cb, NULL };
+    static const mpitev_allocator al = { lifo_pool_alloc, lifo_pool_free, NULL };
     if (mpitev_set_allocator(&al) != MPITEV_SUCCESS) return 2;
     if (mpitev_init() != MPITEV_SUCCESS) return 2;
     mpitev_source_desc sd[NSRC];
@@ -373,7 +337,7 @@ int main(int argc, char **argv) {
     printf("stress_set_reuse: %.1fs: %d contexts, %ld delivered, %ld dropped, %ld free callbacks, %ld test-point spins, "
            "pool %ld hits / %ld misses, %ld violations\n",
            secs, atomic_load(&nctx), atomic_load(&delivered), atomic_load(&dropped_n), atomic_load(&freecbs),
-           atomic_load(&point_hits), pool_hits, pool_misses, atomic_load(&violations));
+           atomic_load(&point_hits), lifo_pool_hits, lifo_pool_misses, atomic_load(&violations));
     if (cycle_entries) printf("cycles %ld, t1's set at S1's address %ld\n", cycles, reused);
     return atomic_load(&violations) ? 1 : 0;
 }
