@@ -65,7 +65,6 @@ struct ctx {
     int t, obj;           /* obj -1: unbound */
     mpitev_reg reg;
     _Atomic int freed;    /* free callback ran */
-    _Atomic int handed;   /* freed by the tool (no more deliveries expected after its free cb) */
 };
 static struct ctx *ctxs;
 static _Atomic int nctx;
@@ -216,7 +215,6 @@ static void *writer(void *arg) {
                 (void)mpitev_reg_set_callback(c->reg, MPITEV_CB_REQUIRE_NONE, on_event, c, NULL, 0);
                 break;
             default:
-                atomic_store(&c->handed, 1);
                 if (mpitev_reg_free(c->reg, c, on_free) != MPITEV_SUCCESS) fail("free", t, 0);
                 atomic_fetch_add(&frees_with_cb, 1);
                 live[t][k] = NULL;
