@@ -7,13 +7,15 @@
 # usage: bench/run.sh [iterations]    from the project root; default 1000000
 #   Builds build-bench/ (-O2, examples on: the toy MPI), runs every bench/*/measure.sh,
 #   prints the tables, writes them into docs/performance.md (between the "bench:begin"
-#   and "bench:end" markers) and plots docs/performance.png (gnuplot).
+#   and "bench:end" markers) and plots docs/performance.png (gnuplot). First, the core's
+#   budgets (bench/budget.sh): printed, and in the generated section; a budget over its
+#   limit is reported, not a failure of this script (ctest's core_budgets fails on it).
 # Environment:
 #   MPITEV_BENCH_SHORT=1      short mode (ctest's bench_short): small counts, nothing
 #                             written under docs/, no package installed
 #   MPITEV_BENCH_BUILD=DIR    use this already built tree instead of build-bench/
 #   MPITEV_BENCH_OUT=DIR      keep the raw outputs (callgrind files, tables) in DIR
-#   MPITEV_BENCH_ONLY="A B"   run only these areas (raise, mpich, and bench/<area>/measure.sh
+#   MPITEV_BENCH_ONLY="A B"   run only these areas (budget, raise, mpich, and bench/<area>/measure.sh
 #                             names: buffer probes toympi types ...); nothing is written
 #                             under docs/ then (a partial table set is not the document)
 set -eu
@@ -25,7 +27,7 @@ only=${MPITEV_BENCH_ONLY:-}
 wanted() { [ -z "$only" ] || case " $only " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 if [ "$short" != 1 ]; then
   # the probes compared (LTTng-UST, systemtap SDT), callgrind and the plot
-  sh "$root/cmake/prereqs.sh" valgrind gnuplot-nox liblttng-ust-dev systemtap-sdt-dev pkg-config
+  sh "$root/cmake/prereqs.sh" valgrind gnuplot-nox liblttng-ust-dev systemtap-sdt-dev pkg-config pmccabe
 fi
 command -v valgrind >/dev/null || { echo "valgrind is needed (apt-get install valgrind)" >&2; exit 2; }
 if [ -n "${MPITEV_BENCH_BUILD:-}" ]; then
@@ -88,6 +90,27 @@ row() {
   printf '%-52s' "$_label"; for _v in "$@"; do printf ' %s' "$_v"; [ -n "$_v" ] || missing=1; done; printf '\n'
   { printf '| %s |' "$_label"; for _v in "$@"; do printf ' %s |' "$_v"; done; printf '\n'; } >>"$out/table.$_t"
 }
+
+# The budgets (bench/budget.sh: lines, complexity, callback sites, raise forms), first:
+# they need no build. In short mode only where pmccabe is already installed.
+if wanted budget; then
+  if [ "$short" = 1 ] && ! command -v pmccabe >/dev/null 2>&1; then
+    echo "budget: pmccabe not installed, the budgets are not measured in short mode"
+  else
+    printf '\nBudgets of the core (bench/budget.sh)\n'
+    brc=0
+    sh "$root/bench/budget.sh" -m "$out/budget.md" || brc=$?
+    case $brc in
+      0) ;;
+      1) echo "budget: over (above): reported here, checked by ctest's core_budgets (MPITEV_CHECK_BUDGETS)" ;;
+      *) echo "budget: not measured (above)" >&2; missing=1 ;;
+    esac
+    if [ -s "$out/budget.md" ]; then
+      echo budget >>"$out/tables"
+      { printf '### Budgets of the core (bench/budget.sh)\n\n'; cat "$out/budget.md"; } >"$out/table.budget"
+    fi
+  fi
+fi
 
 if wanted raise; then
 table raise "The raise ($n iterations)" "measurement" "instructions"
