@@ -1,16 +1,7 @@
 /* The event declaration macros (detail/event.inc): what MPITEV_EVENT_TYPE generates,
- * what NAME_declare declares, and what MPITEV_RAISE_EVENT delivers, from two TUs.
- *
- * Which raises take the in-place buffered path: the build wraps the second TU's calls
- * into the core's two out-of-line raise entries (GNU ld --wrap, CMakeLists.txt; that TU
- * has no MPITEV_IMPLEMENTATION, so its calls are undefined references the linker can
- * redirect). The in-place path calls neither, every other path calls one of them, so
- * "a raise from TU b was delivered and no wrapper ran" proves the in-place record write,
- * and the control cases (unordered source, immediate registration) prove the wrappers
- * see the calls. One call is not by name: a refused in-place raise calls its set's
- * continuation (regset_raise.entered), mpitev__raise_ordered_entered for a set that
- * buffers, whose address this TU (the implementation's) takes itself; the case points it
- * at the wrapper (wrap_continuation). */
+ * what NAME_declare declares, and what MPITEV_RAISE_EVENT delivers, from two TUs (the
+ * second, test_event_macro_b.c, has no MPITEV_IMPLEMENTATION), immediately and buffered,
+ * on ordered and unordered sources. */
 #define MPITEV_IMPLEMENTATION
 #include "test_event_macro.h"
 #include "core_test.h"
@@ -36,51 +27,7 @@ static void reg_free(mpitev_reg r) { OK(mpitev_reg_free(r, NULL, NULL)); }
 #define REDECLARE_EQUAL_RC MPITEV_SUCCESS
 /* ---- */
 
-/* The wrapped out-of-line raise entries: count, then call the real ones. */
-static int n_raise, n_raise_ordered_entered;
-#if defined(TEST_WRAP_RAISE)
-#define REAL(f) MPITEV__CAT(__real_, f)
-#define WRAP(f) MPITEV__CAT(__wrap_, f)
-void REAL(mpitev__raise)(mpitev_type *, mpitev_source *, const void *, int, const void *, int64_t);
-void REAL(mpitev__raise_ordered_entered)(const struct mpitev__regset_raise *, mpitev_source *, const void *,
-                                         uint64_t, const void *, int64_t);
-void WRAP(mpitev__raise)(mpitev_type *, mpitev_source *, const void *, int, const void *, int64_t);
-void WRAP(mpitev__raise_ordered_entered)(const struct mpitev__regset_raise *, mpitev_source *, const void *,
-                                         uint64_t, const void *, int64_t);
-void WRAP(mpitev__raise)(mpitev_type *t, mpitev_source *s, const void *o, int c, const void *p, int64_t ts) {
-    n_raise++;
-    REAL(mpitev__raise)(t, s, o, c, p, ts);
-}
-void WRAP(mpitev__raise_ordered_entered)(const struct mpitev__regset_raise *t, mpitev_source *s, const void *o,
-                                         uint64_t c, const void *p, int64_t ts) {
-    n_raise_ordered_entered++;
-    REAL(mpitev__raise_ordered_entered)(t, s, o, c, p, ts);
-}
-/* A refused in-place raise calls the set's continuation: for t's set (one that buffers)
- * mpitev__raise_ordered_entered, taken by address here, where --wrap does not reach;
- * pointed at the wrapper, so that those calls are counted too. Call after every change
- * of t's registrations (each publishes a new set). */
-static void wrap_continuation(mpitev_type *t) {
-    struct mpitev__regset *set = atomic_load(&t->mpitev__regs);
-    assert_non_null(set);
-    assert_true(set->raise.entered == REAL(mpitev__raise_ordered_entered));
-    set->raise.entered = WRAP(mpitev__raise_ordered_entered);
-}
-/* (MPITEV_INLINE_TSC's way out of line: counted as mpitev__raise, which it calls) */
-void REAL(mpitev__raise_clocked)(mpitev_type *, mpitev_source *, const void *, int, const void *);
-void WRAP(mpitev__raise_clocked)(mpitev_type *, mpitev_source *, const void *, int, const void *);
-void WRAP(mpitev__raise_clocked)(mpitev_type *t, mpitev_source *s, const void *o, int c, const void *p) {
-    n_raise++;
-    REAL(mpitev__raise_clocked)(t, s, o, c, p);
-}
-#else
-static void wrap_continuation(mpitev_type *t) { (void)t; }
-#endif
-
-static mpitev_source ord, unord; /* ordered with the default clock: the in-place path */
-#if MPITEV_INLINE_TSC
-static mpitev_source ord_tsc;     /* ordered on the TSC clock: the in-place path */
-#endif
+static mpitev_source ord, unord, ord_tsc; /* ord_tsc: ordered on the TSC clock, where there is one */
 static int comm_a, comm_b;       /* object keys of the bound type tev_msg */
 static const mpitev_enum_item mixed_items[] = { { "custom", 5 } };
 static const mpitev_enum mixed_enum = { "mixed_custom_enum", 1, mixed_items };
@@ -94,12 +41,10 @@ static mpitev_type_desc msg_meta(void) {
 static int group_setup(void **state) {
     (void)state;
     if (mpitev_init()) return -1;
-#if MPITEV_INLINE_TSC
     if (mpitev_clock_tsc() && mpitev_source_declare(&ord_tsc, &(mpitev_source_desc){ .name = "ord_tsc",
                                                                                     .ordering = MPITEV_SOURCE_ORDERED,
                                                                                     .clock = mpitev_clock_tsc() }))
         return -1;
-#endif
     if (mpitev_source_declare(&ord, &(mpitev_source_desc){ .name = "ord", .ordering = MPITEV_SOURCE_ORDERED }) ||
         mpitev_source_declare(&unord, &(mpitev_source_desc){ .name = "unord", .ordering = MPITEV_SOURCE_UNORDERED }))
         return -1;
@@ -154,7 +99,6 @@ static void listen(mpitev_type *t, const void *object, const char *buffered) {
 static int test_setup(void **state) {
     (void)state;
     nlog = nregs = 0;
-    n_raise = n_raise_ordered_entered = 0;
     return 0;
 }
 /* Nobody listens after a test and nothing stays buffered for the next one. */
@@ -236,8 +180,6 @@ static void declared_type_matches_the_list(void **state) {
         assert_int_equal(info.elements[i].expect_offset, (long)want[i].off);
         assert_int_equal(info.displacements[i], want[i].off);
     }
-    /* White box: payload_size is not in the info view (it selects the in-place path). */
-    assert_int_equal(tev_msg_type.mpitev__desc.payload_size, sizeof(struct tev_msg_payload));
     /* The element-name enum: "NAME_elements", item i = element i's name, value i. */
     assert_non_null(info.enumtype);
     assert_string_equal(info.enumtype->name, "tev_msg_elements");
@@ -262,7 +204,6 @@ static void declared_type_matches_the_list(void **state) {
         assert_int_equal(info.displacements[i], mixed_off[i]);
     }
     assert_int_equal(info.elements[1].dtype, MPITEV_DTYPE_DOUBLE); /* API v0.1 dtype */
-    assert_int_equal(tev_mixed_type.mpitev__desc.payload_size, sizeof(struct tev_mixed_payload));
 
     /* The empty variant: no elements, no payload, no enum. */
     OK(mpitev_type_get_index("tev_empty", &idx));
@@ -270,7 +211,6 @@ static void declared_type_matches_the_list(void **state) {
     assert_string_equal(info.desc, "nothing to say");
     assert_int_equal(info.num_elements, 0);
     assert_null(info.enumtype);
-    assert_int_equal(tev_empty_type.mpitev__desc.payload_size, 0);
 }
 
 /* Declaring again: what the core says for the same object (equal descriptor, other
@@ -323,37 +263,6 @@ static void raise_delivers_the_arguments(void **state) {
     assert_mixed_equal(mixed_at(2), mx);
     assert_int_equal(log_[3].source, sindex(&unord));
     assert_mixed_equal(mixed_at(3), (struct tev_mixed_payload){ 1, 2.5, 3, 4, 5 });
-
-    /* the out-of-line raise delivers the same */
-    MPITEV_RAISE_EVENT_COLD(tev_msg, &ord, &comm_a, MPITEV_CB_REQUIRE_THREAD_SAFE, 21, -7, big);
-    MPITEV_RAISE_EVENT_COLD(tev_msg, &ord, &comm_b, MPITEV_CB_REQUIRE_THREAD_SAFE, 22, -8, big);
-    MPITEV_RAISE_EVENT_COLD(tev_mixed, &unord, NULL, MPITEV_CB_REQUIRE_NONE, 6, -1.5, 7, 8, 9);
-    assert_int_equal(nlog, 6);
-    m = msg_at(4);
-    assert_int_equal(log_[4].type, tindex(&tev_msg_type));
-    assert_int_equal(log_[4].source, sindex(&ord));
-    assert_int_equal(log_[4].cb_safety, MPITEV_CB_REQUIRE_THREAD_SAFE);
-    assert_int_equal(m.context_id, 21);
-    assert_int_equal(m.source, -7);
-    assert_true(m.bytes == big);
-    assert_int_equal(log_[5].source, sindex(&unord));
-    assert_mixed_equal(mixed_at(5), (struct tev_mixed_payload){ 6, -1.5, 7, 8, 9 });
-
-    /* the raise without its own enabled check (the site tested MPITEV_ENABLED) delivers
-     * the same */
-    if (MPITEV_ENABLED(&tev_msg_type))
-        MPITEV_RAISE_EVENT_CHECKED(tev_msg, &ord, &comm_a, MPITEV_CB_REQUIRE_THREAD_SAFE, 31, -9, big);
-    if (MPITEV_ENABLED(&tev_mixed_type))
-        MPITEV_RAISE_EVENT_CHECKED(tev_mixed, &unord, NULL, MPITEV_CB_REQUIRE_NONE, 16, 2.5, 17, 18, 19);
-    assert_int_equal(nlog, 8);
-    m = msg_at(6);
-    assert_int_equal(log_[6].type, tindex(&tev_msg_type));
-    assert_int_equal(log_[6].source, sindex(&ord));
-    assert_int_equal(m.context_id, 31);
-    assert_int_equal(m.source, -9);
-    assert_true(m.bytes == big);
-    assert_int_equal(log_[7].source, sindex(&unord));
-    assert_mixed_equal(mixed_at(7), (struct tev_mixed_payload){ 16, 2.5, 17, 18, 19 });
 }
 
 /* Buffered: nothing is delivered at the raise; the drain delivers the payloads in raise
@@ -397,9 +306,6 @@ static void raise_counted(void) {
     MPITEV_RAISE_EVENT(tev_msg, src_arg(&ord), obj_arg(&comm_a), safety_arg(MPITEV_CB_REQUIRE_NONE), i32_arg(1),
                        i32_arg(2), count_arg(3));
     MPITEV_RAISE_EVENT_EMPTY(tev_empty, src_arg(&ord), obj_arg(NULL), safety_arg(MPITEV_CB_REQUIRE_NONE));
-    MPITEV_RAISE_EVENT_COLD(tev_msg, src_arg(&ord), obj_arg(&comm_a), safety_arg(MPITEV_CB_REQUIRE_NONE),
-                            i32_arg(1), i32_arg(2), count_arg(3));
-    MPITEV_RAISE_EVENT_EMPTY_COLD(tev_empty, src_arg(&ord), obj_arg(NULL), safety_arg(MPITEV_CB_REQUIRE_NONE));
 }
 static void counters_are(int src, int obj, int safety, int args) {
     assert_int_equal(n_src, src);
@@ -425,81 +331,57 @@ static void arguments_evaluated_only_when_someone_listens(void **state) {
     set_cb(bare, record_cb);
     listen(&tev_empty_type, NULL, "false");
     raise_counted();
-    counters_are(4, 4, 4, 6);
-    assert_int_equal(nlog, 4);
+    counters_are(2, 2, 2, 3);
+    assert_int_equal(nlog, 2);
     reg_free(bare);
     reg_free(regs[--nregs]);
     raise_counted();
     counters_are(0, 0, 0, 0);
-    assert_int_equal(nlog, 4);
+    assert_int_equal(nlog, 2);
 }
 
-/* An ordered source (default clock; with MPITEV_INLINE_TSC the TSC clock), every
- * registration buffered: TU b's raises write their record in place, calling neither
- * out-of-line entry (with MPITEV_RAISE_INLINE 0 each calls mpitev__raise). Controls: an
- * unordered source, then an immediate registration, do call them; with
- * MPITEV_INLINE_TSC, so does an ordered source on the default clock. */
-static void buffered_ordered_raise_is_written_in_place(void **state) {
+/* Buffered and immediate registrations of one type on one source, raised from TU b on
+ * an ordered source (the default clock, then the TSC clock where there is one) and an
+ * unordered one: the immediate one gets each instance at the raise, the buffered one at
+ * the drain, both with the arguments and nondecreasing positive timestamps. */
+static void buffered_and_immediate_on_one_source(void **state) {
     (void)state;
-#if !defined(TEST_WRAP_RAISE)
-    skip(); /* no --wrap on this platform */
-#endif
-    mpitev_source *in_place = &ord;
-#if MPITEV_INLINE_TSC
-    if (!mpitev_clock_tsc()) {
-        skip(); /* no invariant TSC here */
-        return;
-    }
-    in_place = &ord_tsc;
-#endif
+    mpitev_source *srcs[3] = { &ord, &unord, mpitev_clock_tsc() ? &ord_tsc : NULL };
     listen(&tev_mixed_type, NULL, "true");
     listen(&tev_empty_type, NULL, "true");
     listen(&tev_msg_type, &comm_a, "true");
-    wrap_continuation(&tev_mixed_type);
-    wrap_continuation(&tev_empty_type);
-    wrap_continuation(&tev_msg_type);
-    const struct tev_mixed_payload p = { 9, 0.125, -9, 99, 9 };
-    for (int i = 0; i < 3; i++) b_raise_mixed(in_place, &p);
-    b_raise_empty(in_place);
-    b_raise_msg(in_place, &comm_a, 1, 2, 3);
-    assert_int_equal(n_raise_ordered_entered, 0);
-    assert_int_equal(n_raise, MPITEV_RAISE_INLINE ? 0 : 5);
-    assert_int_equal(nlog, 0);
-    assert_int_equal(drain(in_place), 5);
-    for (int i = 0; i < 3; i++) assert_mixed_equal(mixed_at(i), p);
-    assert_int_equal(log_[3].type, tindex(&tev_empty_type));
-    assert_int_equal(msg_at(4).bytes, 3);
-    for (int i = 1; i < 5; i++) assert_true(log_[i].ts >= log_[i - 1].ts && log_[i].ts > 0);
-
-    /* Control 1: the unordered source's mpsc ring is out of line. */
-    n_raise = n_raise_ordered_entered = 0;
-    b_raise_mixed(&unord, &p);
-    assert_int_equal(n_raise + n_raise_ordered_entered, 1);
-    assert_int_equal(drain(&unord), 1);
-    /* Control 2: an immediate registration too; the inline path hands over entered
-     * (with MPITEV_INLINE_TSC it leaves the section and goes out of line from the start:
-     * no call on the in-place path). */
+    for (int k = 0; k < 3 && srcs[k]; k++) {
+        nlog = 0;
+        const struct tev_mixed_payload p = { 9, 0.125, -9, 99, (int8_t)k };
+        for (int i = 0; i < 3; i++) b_raise_mixed(srcs[k], &p);
+        b_raise_empty(srcs[k]);
+        b_raise_msg(srcs[k], &comm_a, 1, 2, 3);
+        b_raise_msg(srcs[k], &comm_b, 4, 5, 6); /* nobody on comm_b */
+        assert_int_equal(nlog, 0);
+        assert_int_equal(drain(srcs[k]), 5);
+        for (int i = 0; i < 3; i++) assert_mixed_equal(mixed_at(i), p);
+        assert_int_equal(log_[3].type, tindex(&tev_empty_type));
+        assert_int_equal(msg_at(4).bytes, 3);
+        for (int i = 0; i < 5; i++) {
+            assert_int_equal(log_[i].source, sindex(srcs[k]));
+            assert_true(log_[i].ts > 0);
+            if (i) assert_true(log_[i].ts >= log_[i - 1].ts);
+        }
+    }
     listen(&tev_mixed_type, NULL, "false");
-    wrap_continuation(&tev_mixed_type);
-    n_raise = n_raise_ordered_entered = 0;
-    b_raise_mixed(in_place, &p);
-    assert_int_equal(n_raise + n_raise_ordered_entered, 1);
-    assert_int_equal(n_raise_ordered_entered, MPITEV_RAISE_INLINE && !MPITEV_INLINE_TSC ? 1 : 0);
-    assert_int_equal(nlog, 7); /* the immediate one */
-    assert_int_equal(drain(in_place), 1);
-    assert_int_equal(nlog, 8);
-#if MPITEV_INLINE_TSC
-    /* Control 3: an ordered source on the default clock is out of line, and delivers
-     * the same (the immediate registration, then the buffered one). */
-    n_raise = n_raise_ordered_entered = 0;
-    b_raise_mixed(&ord, &p);
-    assert_int_equal(n_raise, 1);
-    assert_int_equal(n_raise_ordered_entered, 0);
-    assert_int_equal(nlog, 9);
-    assert_int_equal(drain(&ord), 1);
-    assert_int_equal(nlog, 10);
-    assert_mixed_equal(mixed_at(9), p);
-#endif
+    for (int k = 0; k < 3 && srcs[k]; k++) {
+        nlog = 0;
+        const struct tev_mixed_payload p = { 7, 0.5, 7, 7, (int8_t)k };
+        b_raise_mixed(srcs[k], &p);
+        assert_int_equal(nlog, 1); /* the immediate one */
+        assert_mixed_equal(mixed_at(0), p);
+        assert_int_equal(log_[0].cb_safety, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE);
+        assert_int_equal(drain(srcs[k]), 1);
+        assert_int_equal(nlog, 2); /* then the buffered one */
+        assert_mixed_equal(mixed_at(1), p);
+        assert_int_equal(log_[1].cb_safety, MPITEV_CB_REQUIRE_NONE);
+        assert_true(log_[1].ts == log_[0].ts); /* one instance */
+    }
 }
 
 int main(void) {
@@ -510,7 +392,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(raise_delivers_the_arguments, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(raise_buffered_then_drained, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(arguments_evaluated_only_when_someone_listens, test_setup, test_teardown),
-        cmocka_unit_test_setup_teardown(buffered_ordered_raise_is_written_in_place, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(buffered_and_immediate_on_one_source, test_setup, test_teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -1,6 +1,5 @@
 /* The second TU of test_event_macro: the same events header, no MPITEV_IMPLEMENTATION.
- * It defines one of the events (any TU may) and raises all of them; its calls into the
- * core's out-of-line raise functions are the ones the test counts (CMakeLists.txt). */
+ * It defines one of the events (any TU may) and raises all of them. */
 #include "test_event_macro.h"
 
 MPITEV_EVENT_DEFINE(tev_mixed)

@@ -1,15 +1,13 @@
-/* Immediate delivery's flat path (impl_raise.inc): sets whose registrations are all
- * delivered immediately on the source (need has NOW_ALL) skip the general walk. Each
- * case runs on every kind of source, so that every raise variant reaches the path: an
- * ordered source with the default clock (the inline raise, then the "entered" variant;
- * the "idle" one when this file is built with MPITEV_RAISE_INLINE 0), an ordered source
- * with a custom clock (clamped) and an unordered one; a callback raising again reaches
- * the nested variant. Set shapes: one unbound registration, several, one bound on the
- * raised object or on another, several objects with one or two registrations on the
- * raised one. Checked: who is called, in which order, with what instance and level;
- * drops (no safe callback, too deep) counted and reported before the next instance;
- * registrations freed or silenced by an earlier callback of the same raise skipped;
- * and every raise's grace section left (the source idle, a free completing). */
+/* Immediate delivery (public API only): registrations delivered at the raise, on every
+ * kind of source (ordered with the default clock, ordered with a custom clock, unordered),
+ * for every set shape (one unbound registration, several, one bound on the raised object
+ * or on another, several objects with one or two registrations on the raised one).
+ * Checked: who is called, in which order, with what instance and level; drops (no safe
+ * callback, too deep) counted and reported before the next instance; registrations freed
+ * or silenced by an earlier callback of the same raise skipped; callbacks that raise again
+ * on the same source or on others (nesting bounded by MPITEV_MAX_DEPTH, the room whole
+ * again after); and that every raise is over when it returns (a free asked for after it
+ * completes). */
 #define MPITEV_IMPLEMENTATION
 #include <mpitev/mpitev.h>
 #include "core_test.h"
@@ -99,12 +97,21 @@ static void raise1(mpitev_type *t, mpitev_source *s, const void *obj, int32_t a)
     raise_at(t, s, obj, MPITEV_CB_REQUIRE_NONE, a);
 }
 
-/* Every raise left its grace section: the active word is back to the source's idle
- * value, no unordered raiser is counted. */
+/* Every raise on s is over: a free asked for now completes (its free callback runs)
+ * within a few progress calls; a raise still in flight would hold it back. */
+static int idle_freed;
+static void idle_free_cb(mpitev_reg reg, int cb_safety, void *ud) {
+    (void)reg; (void)cb_safety; (void)ud;
+    idle_freed++;
+}
 static void assert_idle(const mpitev_source *s) {
-    assert_int_equal(atomic_load(&s->mpitev__active), MPITEV__IDLE(s->mpitev__kind));
-    assert_int_equal(atomic_load(&s->mpitev__grace.inflight[0]), 0);
-    assert_int_equal(atomic_load(&s->mpitev__grace.inflight[1]), 0);
+    (void)s;
+    mpitev_reg r;
+    OK(mpitev_reg_alloc(tindex(&evu), NULL, NULL, 0, &r));
+    idle_freed = 0;
+    OK(mpitev_reg_free(r, NULL, idle_free_cb));
+    for (int i = 0; i < 4 && !idle_freed; i++) (void)progress_n(MPITEV_CB_REQUIRE_NONE);
+    assert_int_equal(idle_freed, 1);
 }
 
 /* The tags of the events logged from index `from`, as a string ("012"). */
@@ -267,9 +274,8 @@ static void pending_drop_reported_by_a_raise_for_another_object(void **state) {
 }
 
 /* Callbacks that raise again on the same source: delivered down to MPITEV_MAX_DEPTH,
- * dropped (counted for every registration) below; the nested raises enter no section
- * of their own (the outer one's covers them) and the outer one's exit leaves the source
- * idle. */
+ * dropped (counted for every registration) below; the outer raise's end leaves the
+ * source idle. */
 static mpitev_type *nest_type;
 static mpitev_source *nest_src;
 static const void *nest_obj;
@@ -282,8 +288,7 @@ static void nest_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, 
     OK(mpitev_instance_timestamp(inst, &ts0));
     nest_calls++;
     raise1(nest_type, nest_src, nest_obj, 100 + nest_calls);
-    /* the nested raise's instance is its own: this one still reads as before (the
-     * outermost raise on an ordered source passes the source's instance) */
+    /* the nested raise's instance is its own: this one still reads as before */
     log_event(inst, reg, cb_safety, ud);
     nlg--;
     assert_int_equal(lg[nlg].a, mine.a);
@@ -334,13 +339,11 @@ static void nesting_depth(void **state) {
     free_all(r, 3);
 }
 
-/* Callbacks that raise on another source, each idle until then, so that every raise of
- * the chain takes the one-entry fast path (mpitev__raise_one_entered from the inline
- * raise, mpitev__raise_one_idle from the custom clock's): the first MPITEV_MAX_DEPTH
- * hops are delivered, the next one is too deep there (the room's decrement goes below
- * 0: the cold path takes it back and counts the drop), and the thread's room is whole
- * again afterwards: the drop is reported at the next raise on that source, and the same
- * chain again delivers as many hops (a level lost on the way would deliver one fewer). */
+/* Callbacks that raise on another source, each idle until then: the first
+ * MPITEV_MAX_DEPTH hops are delivered, the next one is too deep there and counted as a
+ * drop, and the thread's room is whole again afterwards: the drop is reported at the
+ * next raise on that source, and the same chain again delivers as many hops (a level
+ * lost on the way would deliver one fewer). */
 static mpitev_source *chain[3];
 static void hop_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud) {
     log_event(inst, reg, cb_safety, ud);
@@ -359,7 +362,6 @@ static void check_chain(mpitev_source *a, mpitev_source *b, mpitev_source *c) {
             assert_int_equal(lg[i].source, sindex(chain[i]));
             assert_int_equal(lg[i].a, 10 + i);
         }
-        assert_int_equal(mpitev__tls_room, MPITEV_MAX_DEPTH);
         for (int k = 0; k < 3; k++) assert_idle(chain[k]);
         chain[0] = NULL; /* the next raise does not hop */
         nlg = 0;
@@ -377,8 +379,9 @@ static void nesting_across_sources(void **state) {
     (void)state;
     assert_int_equal(MPITEV_MAX_DEPTH, 2); /* (three sources make the chain) */
     mpitev_reg r = reg_cb(&evu, NULL, 0, MPITEV_CB_REQUIRE_NONE, hop_cb);
-    check_chain(&s_mono, &s_clk, &s_mono2); /* the last hop: mpitev__raise_one_entered */
-    check_chain(&s_mono, &s_mono2, &s_clk); /* mpitev__raise_one_idle */
+    check_chain(&s_mono, &s_clk, &s_mono2); /* the last hop on the default clock */
+    check_chain(&s_mono, &s_mono2, &s_clk); /* on the custom clock */
+    check_chain(&s_unord, &s_mono, &s_clk); /* from an unordered source */
     free_all(&r, 1);
 }
 
@@ -426,8 +429,7 @@ static void later_entry_freed_or_silenced(void **state) {
     free_all(&other, 1);
 }
 
-/* The grace sections the flat path ends are real: a free whose grace period waits for
- * them completes (its free callback runs), on every source. */
+/* Frees asked for after raises on every source complete (their free callbacks run). */
 static int freed;
 static void on_free(mpitev_reg reg, int cb_safety, void *ud) {
     (void)reg; (void)cb_safety; (void)ud;
@@ -447,50 +449,6 @@ static void frees_complete_after_raises(void **state) {
     assert_int_equal(freed, 3);
 }
 
-/* The usual immediate delivery takes its fast path: on an ordered source with the
- * default clock, not nested, one registration on the raised object (unbound, bound
- * alone, bound among registrations on other objects) is handed the source's own
- * instance (mpitev__raise_one_idle, _at), not one that the general path builds on its
- * stack. (Nothing else tells the two paths apart: both deliver the same instance.) On
- * the custom clock's source (its own variant) and with two registrations, the stack's. */
-static const mpitev_instance *seen;
-static void seen_cb(const mpitev_instance *inst, mpitev_reg reg, int cb_safety, void *ud) {
-    log_event(inst, reg, cb_safety, ud);
-    seen = inst;
-}
-static const mpitev_instance *instance_of(mpitev_type *t, mpitev_source *s, const void *obj) {
-    seen = NULL;
-    nlg = 0;
-    raise1(t, s, obj, 5);
-    assert_int_equal(nlg, 1);
-    assert_int_equal(lg[0].a, 5);
-    assert_int_equal(lg[0].source, sindex(s));
-    /* the raise's grace section is over (the inline raise ends it after the one-entry
-     * continuation, which leaves it to it): the source is idle again */
-    assert_idle(s);
-    return seen;
-}
-static void one_entry_fast_path(void **state) {
-    (void)state;
-    const mpitev_instance *mine = &s_mono.mpitev__now;
-    mpitev_reg r[3];
-    r[0] = reg_cb(&evu, NULL, 0, MPITEV_CB_REQUIRE_NONE, seen_cb);
-    assert_ptr_equal(instance_of(&evu, &s_mono, NULL), mine);
-    assert_ptr_not_equal(instance_of(&evu, &s_clk, NULL), &s_clk.mpitev__now);
-    r[1] = reg_cb(&evu, NULL, 1, MPITEV_CB_REQUIRE_NONE, log_event);
-    nlg = 0;
-    raise1(&evu, &s_mono, NULL, 5);
-    assert_int_equal(nlg, 2);
-    assert_ptr_not_equal(seen, mine);
-    free_all(r, 2);
-    r[0] = reg_cb(&evb, &objs[0], 0, MPITEV_CB_REQUIRE_NONE, seen_cb);
-    assert_ptr_equal(instance_of(&evb, &s_mono, &objs[0]), mine);
-    r[1] = reg_cb(&evb, &objs[1], 1, MPITEV_CB_REQUIRE_NONE, log_event);
-    r[2] = reg_cb(&evb, &objs[2], 2, MPITEV_CB_REQUIRE_NONE, log_event);
-    assert_ptr_equal(instance_of(&evb, &s_mono, &objs[0]), mine);
-    free_all(r, 3);
-}
-
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(one_unbound, setup, core_teardown),
@@ -502,7 +460,6 @@ int main(void) {
         cmocka_unit_test_setup_teardown(nesting_across_sources, setup, core_teardown),
         cmocka_unit_test_setup_teardown(later_entry_freed_or_silenced, setup, core_teardown),
         cmocka_unit_test_setup_teardown(frees_complete_after_raises, setup, core_teardown),
-        cmocka_unit_test_setup_teardown(one_entry_fast_path, setup, core_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
