@@ -144,7 +144,7 @@ static void bad_elements(void **state) {
     d.payload_size = 0;
     e[1].dtype = MPITEV_DTYPE_INVALID;
     assert_int_equal(mpitev_type_declare(&t1, &d), MPITEV_ERR_INVALID_ARG);
-    e[1].dtype = MPITEV__DTYPE_END;
+    e[1].dtype = (mpitev_dtype)(MPITEV_DTYPE_CHAR_ARRAY + 1); /* past the last one */
     assert_int_equal(mpitev_type_declare(&t1, &d), MPITEV_ERR_INVALID_ARG);
     e[1].dtype = (mpitev_dtype)-3;
     assert_int_equal(mpitev_type_declare(&t1, &d), MPITEV_ERR_INVALID_ARG);
@@ -262,7 +262,7 @@ static void every_dtype_size(void **state) {
     static mpitev_type types[sizeof cases / sizeof cases[0]];
     static mpitev_element els[sizeof cases / sizeof cases[0]][2];
     static char names[sizeof cases / sizeof cases[0]][16];
-    assert_int_equal(sizeof cases / sizeof cases[0], MPITEV__DTYPE_END - 1); /* all covered */
+    assert_int_equal(sizeof cases / sizeof cases[0], MPITEV_DTYPE_CHAR_ARRAY); /* all covered (1 .. CHAR_ARRAY) */
     int n0 = ntypes();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         els[i][0] = (mpitev_element){ "c", MPITEV_DTYPE_CHAR, 1, 0 };

@@ -64,24 +64,10 @@ static void raise_all(void) {
         MPITEV_RAISE_EVENT(dis_ev, count_src(s), count_ptr(NULL), count(MPITEV_CB_REQUIRE_NONE),
                            count(5), count(6));
         MPITEV_RAISE_EVENT_EMPTY(dis_empty, count_src(s), count_ptr(NULL), count(MPITEV_CB_REQUIRE_NONE));
-        MPITEV_RAISE_EVENT_COLD(dis_ev, count_src(s), count_ptr(NULL), count(MPITEV_CB_REQUIRE_NONE),
-                                count(5), count(6));
-        MPITEV_RAISE_EVENT_EMPTY_COLD(dis_empty, count_src(s), count_ptr(NULL), count(MPITEV_CB_REQUIRE_NONE));
-        MPITEV_RAISE_EVENT_CHECKED(dis_ev, count_src(s), count_ptr(NULL), count(MPITEV_CB_REQUIRE_NONE),
-                                   count(5), count(6));
-        MPITEV_RAISE_EVENT_EMPTY_CHECKED(dis_empty, count_src(s), count_ptr(NULL),
-                                         count(MPITEV_CB_REQUIRE_NONE));
         if (MPITEV_ENABLED(&ev_pair)) count(0);
         if (MPITEV_ENABLED(&dis_ev_type)) count(0);
-        /* raise sections: BEGIN is 0, END and the in-section raises nothing */
-        if (MPITEV_SECTION_BEGIN(count_src(s))) count(0);
-        MPITEV_RAISE_EVENT_IN_SECTION(dis_ev, count_src(s), count_ptr(NULL), count(MPITEV_CB_REQUIRE_NONE),
-                                      count(5), count(6));
-        MPITEV_RAISE_EVENT_EMPTY_IN_SECTION(dis_empty, count_src(s), count_ptr(NULL),
-                                            count(MPITEV_CB_REQUIRE_NONE));
-        MPITEV_RAISE_IN_SECTION(&ev_pair, count_src(s), count_ptr(NULL), count(MPITEV_CB_REQUIRE_NONE),
-                                count_ptr(&v));
-        MPITEV_SECTION_END(count_src(s));
+        if (MPITEV_DRAIN_DUE(count_src(s))) count(0);
+        if (MPITEV_ANY_DRAIN_DUE()) count(0);
     }
 }
 
@@ -94,9 +80,6 @@ static void nothing_evaluated_or_delivered(void **state) {
     assert_false(MPITEV_ENABLED(&dis_empty_type));
     raise_all(); /* a tool listens: still nothing */
     MPITEV_DRAIN(count_src(&src_buf), count(MPITEV_DRAIN_ALL), count(MPITEV_CB_REQUIRE_NONE));
-    MPITEV_DRAIN_CHECKED(count_src(&src_buf), count(MPITEV_DRAIN_ALL), count(MPITEV_CB_REQUIRE_NONE));
-    MPITEV_DRAIN_PACED(count_src(&src_buf), count(MPITEV_DRAIN_ALL), count(MPITEV_CB_REQUIRE_NONE));
-    if (MPITEV_DRAIN_PACED_DUE(count_src(&src_buf))) count(0);
     assert_false(MPITEV_ANY_DRAIN_DUE());
     assert_int_equal(n_eval, 0);
     assert_int_equal(n_cb, 0);

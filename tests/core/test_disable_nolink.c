@@ -22,22 +22,11 @@ int main(void) {
         MPITEV_RAISE(&nl_plain, &nl_src, NULL, count(MPITEV_CB_REQUIRE_NONE), &(int32_t){ count(i) });
         MPITEV_RAISE_EVENT(nl_ev, &nl_src, NULL, count(MPITEV_CB_REQUIRE_NONE), count(i));
         MPITEV_RAISE_EVENT_EMPTY(nl_empty, &nl_src, NULL, count(MPITEV_CB_REQUIRE_NONE));
-        MPITEV_RAISE_EVENT_COLD(nl_ev, &nl_src, NULL, count(MPITEV_CB_REQUIRE_NONE), count(i));
-        MPITEV_RAISE_EVENT_EMPTY_COLD(nl_empty, &nl_src, NULL, count(MPITEV_CB_REQUIRE_NONE));
-        MPITEV_RAISE_EVENT_CHECKED(nl_ev, &nl_src, NULL, count(MPITEV_CB_REQUIRE_NONE), count(i));
-        MPITEV_RAISE_EVENT_EMPTY_CHECKED(nl_empty, &nl_src, NULL, count(MPITEV_CB_REQUIRE_NONE));
         if (MPITEV_ENABLED(&nl_plain) || MPITEV_ENABLED(&nl_ev_type)) count(0);
-        MPITEV_DRAIN(&nl_src, count(MPITEV_DRAIN_ALL), MPITEV_CB_REQUIRE_NONE);
+        MPITEV_DRAIN(&nl_src, count(MPITEV_DRAIN_ALL), count(MPITEV_CB_REQUIRE_NONE));
+        if (MPITEV_ANY_ENABLED()) count(0);
         if (MPITEV_DRAIN_DUE(&nl_src)) count(0);
-        MPITEV_DRAIN_CHECKED(&nl_src, count(MPITEV_DRAIN_ALL), count(MPITEV_CB_REQUIRE_NONE));
-        MPITEV_DRAIN_PACED(&nl_src, count(MPITEV_DRAIN_ALL), count(MPITEV_CB_REQUIRE_NONE));
-        if (MPITEV_DRAIN_PACED_DUE(&nl_src)) count(0);
         if (MPITEV_ANY_DRAIN_DUE()) count(0);
-        if (MPITEV_SECTION_BEGIN(&nl_src)) count(0);
-        MPITEV_RAISE_EVENT_IN_SECTION(nl_ev, &nl_src, NULL, count(MPITEV_CB_REQUIRE_NONE), count(i));
-        MPITEV_RAISE_EVENT_EMPTY_IN_SECTION(nl_empty, &nl_src, NULL, count(MPITEV_CB_REQUIRE_NONE));
-        MPITEV_RAISE_IN_SECTION(&nl_plain, &nl_src, NULL, count(MPITEV_CB_REQUIRE_NONE), &(int32_t){ count(i) });
-        MPITEV_SECTION_END(&nl_src);
     }
     return n_eval == 0 ? 0 : 1;
 }

@@ -1,8 +1,9 @@
-/* MPITEV_DRAIN's inline check (raise.inc) and the drain_due word behind it
- * (impl_drain.inc): the drain is skipped exactly when it has nothing to do, and never
- * when it has something (records, a drop to report, a free to complete). Every test
- * drains with MPITEV_DRAIN only: a progress engine that never calls mpitev_progress
- * must still get everything done. */
+/* MPITEV_DRAIN_DUE, MPITEV_ANY_DRAIN_DUE and MPITEV_DRAIN's check: due while some
+ * registration buffers on the source or a drop waits to be reported, never skipped when
+ * the drain has something to do (records, a drop to report, a free to complete), and no
+ * longer due once every registration is freed and drained. The tests drain with
+ * MPITEV_DRAIN (once with its split form, the due check then mpitev_source_drain) and
+ * never call mpitev_progress: such a progress engine must still get everything done. */
 #define MPITEV_IMPLEMENTATION
 #include <mpitev/mpitev.h>
 #include "core_test.h"
@@ -87,13 +88,20 @@ static void buffered_records_are_drained(void **state) {
     assert_int_equal(delivered, 0);
     drain_both();
     assert_int_equal(delivered, 5);
-    /* The check and the call split (MPITEV_DRAIN_CHECKED after MPITEV_DRAIN_DUE): the
-     * same drain, of all or of at most max records. */
-    for (int i = 0; i < 3; i++) MPITEV_RAISE(&ev, &so, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
-    if (MPITEV_DRAIN_DUE(&so)) MPITEV_DRAIN_CHECKED(&so, 2, MPITEV_CB_REQUIRE_NONE);
+    /* The check and the call split (mpitev_source_drain after MPITEV_DRAIN_DUE, as a
+     * progress engine that paces its drains writes it), and MPITEV_DRAIN with a max: the
+     * same drain, of at most max records or of all. */
+    for (int i = 0; i < 4; i++) MPITEV_RAISE(&ev, &so, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
+    int n = -1;
+    assert_int_equal(MPITEV_DRAIN_DUE(&so), 1);
+    OK(mpitev_source_drain(&so, 2, MPITEV_CB_REQUIRE_NONE, &n));
+    assert_int_equal(n, 2);
     assert_int_equal(delivered, 7);
-    if (MPITEV_DRAIN_DUE(&so)) MPITEV_DRAIN_CHECKED(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+    MPITEV_DRAIN(&so, 1, MPITEV_CB_REQUIRE_NONE);
     assert_int_equal(delivered, 8);
+    assert_int_equal(MPITEV_DRAIN_DUE(&so), 1);
+    MPITEV_DRAIN(&so, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
+    assert_int_equal(delivered, 9);
     delivered = 5;
     /* Still due while the registration buffers (records may come any time). */
     drain_both();
@@ -182,112 +190,6 @@ static void undeclared_source_is_never_due(void **state) {
                      MPITEV_ERR_INVALID_ARG);
 }
 
-/* MPITEV_DRAIN_PACED (raise.inc): records and due polls spend a budget of a quarter of
- * the ring (a record 1, a poll the budget / MPITEV_PACE_POLLS, rounded up, the calling
- * poll included), and a due poll calls the drain when it is spent: every
- * MPITEV_PACE_POLLS-th due poll while nothing comes, at once when a quarter of the ring
- * waits. An unordered source is not paced; a source that is not due costs no state
- * change. Nothing is lost either way: what the paced polls leave, a plain drain delivers. */
-static mpitev_source sp;
-static void paced(mpitev_source *s, int polls) {
-    for (int i = 0; i < polls; i++) MPITEV_DRAIN_PACED(s, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
-}
-static void raise_n(mpitev_source *s, int n) {
-    for (int i = 0; i < n; i++) MPITEV_RAISE(&ev, s, NULL, MPITEV_CB_REQUIRE_NONE, &cur);
-}
-static void paced_drain_spends_a_budget(void **state) {
-    (void)state;
-    enum { CAP = 1024, BUDGET = CAP / 4, STEP = (BUDGET + MPITEV_PACE_POLLS - 1) / MPITEV_PACE_POLLS };
-    mpitev_source_desc d = src_desc("sp", MPITEV_SOURCE_ORDERED, NULL);
-    d.buffer_capacity = CAP;
-    OK(mpitev_source_declare(&sp, &d));
-    delivered = 0;
-    /* Not due (nobody listens): the paced check is the plain one, and counts nothing. */
-    for (int i = 0; i < 4; i++) MPITEV_DRAIN(&sp, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
-    assert_int_equal(MPITEV_DRAIN_DUE(&sp), 0);
-    uint64_t limit = atomic_load(&sp.mpitev__pace_limit);
-    assert_int_equal(MPITEV_DRAIN_PACED_DUE(&sp), 0);
-    assert_true(atomic_load(&sp.mpitev__pace_limit) == limit);
-
-    mpitev_reg r = make_reg("true", MPITEV_CB_REQUIRE_NONE);
-    /* The first due poll calls (the limit starts at the tail); the next
-     * MPITEV_PACE_POLLS - 1 spend the budget, so the one after them calls again: one
-     * record, delivered there. */
-    paced(&sp, MPITEV_PACE_POLLS);
-    raise_n(&sp, 1);
-    paced(&sp, 1);
-    assert_int_equal(delivered, 1);
-    raise_n(&sp, 1);
-    paced(&sp, MPITEV_PACE_POLLS - 1);
-    assert_int_equal(delivered, 1);
-    paced(&sp, 1);
-    assert_int_equal(delivered, 2);
-    /* Records spend it too: with BUDGET - 2 * STEP + 1 records waiting, a poll (its step
-     * included) is one short; one more record and the next poll calls at once. */
-    int n = BUDGET - 2 * STEP + 1;
-    raise_n(&sp, n);
-    paced(&sp, 1);
-    assert_int_equal(delivered, 2);
-    raise_n(&sp, 1);
-    paced(&sp, 1);
-    assert_int_equal(delivered, 2 + n + 1);
-    int want = delivered;
-    /* A quarter of the ring waiting: the next due poll delivers whatever the poll count. */
-    raise_n(&sp, BUDGET);
-    paced(&sp, 1);
-    assert_int_equal(delivered, want + BUDGET);
-    want = delivered;
-    /* What paced polls leave, the plain drain (an MPI call's exit) delivers. */
-    raise_n(&sp, 1);
-    paced(&sp, 3);
-    assert_int_equal(delivered, want);
-    MPITEV_DRAIN(&sp, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
-    assert_int_equal(delivered, ++want);
-    /* An unordered source is not paced: every due poll drains. */
-    paced(&su, 1);
-    for (int i = 0; i < 3; i++) {
-        raise_n(&su, 1);
-        paced(&su, 1);
-        assert_int_equal(delivered, ++want);
-    }
-    /* The split form: the test, then the call; MPITEV_PACE_POLLS polls call once. */
-    raise_n(&sp, 1);
-    int calls = 0;
-    for (int i = 0; i < MPITEV_PACE_POLLS; i++)
-        if (MPITEV_DRAIN_PACED_DUE(&sp)) {
-            calls++;
-            MPITEV_DRAIN_CHECKED(&sp, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
-        }
-    assert_int_equal(calls, 1);
-    assert_int_equal(delivered, ++want);
-    OK(mpitev_reg_free(r, NULL, NULL));
-    paced(&sp, 4 * MPITEV_PACE_POLLS); /* completes the free */
-    drain_both();
-    assert_int_equal(delivered, want);
-}
-
-/* A ring whose quarter is smaller than MPITEV_PACE_POLLS: a poll spends 1, so the drain is
- * called every (capacity / 4)-th due poll, sooner than the option's bound. */
-static mpitev_source ss;
-static void paced_small_ring_calls_sooner(void **state) {
-    (void)state;
-    enum { CAP = 64, BUDGET = CAP / 4 };
-    mpitev_source_desc d = src_desc("ss", MPITEV_SOURCE_ORDERED, NULL);
-    d.buffer_capacity = CAP;
-    OK(mpitev_source_declare(&ss, &d));
-    delivered = 0;
-    mpitev_reg r = make_reg("true", MPITEV_CB_REQUIRE_NONE);
-    paced(&ss, 1); /* the first due poll calls */
-    int calls = 0;
-    for (int i = 0; i < 4 * BUDGET; i++) {
-        if (MPITEV_DRAIN_PACED_DUE(&ss)) calls++;
-    }
-    assert_int_equal(calls, BUDGET < MPITEV_PACE_POLLS ? 4 : 4 * BUDGET / MPITEV_PACE_POLLS);
-    OK(mpitev_reg_free(r, NULL, NULL));
-    for (int i = 0; i < 4 * MPITEV_PACE_POLLS; i++) MPITEV_DRAIN(&ss, MPITEV_DRAIN_ALL, MPITEV_CB_REQUIRE_NONE);
-    assert_int_equal(delivered, 0);
-}
-
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(idle_sources_skip_the_call, setup, core_teardown),
@@ -295,8 +197,6 @@ int main(void) {
         cmocka_unit_test_setup_teardown(drop_at_immediate_raise_is_reported, setup, core_teardown),
         cmocka_unit_test_setup_teardown(free_from_callback_completes_at_a_drain, setup, core_teardown),
         cmocka_unit_test_setup_teardown(undeclared_source_is_never_due, setup, core_teardown),
-        cmocka_unit_test_setup_teardown(paced_drain_spends_a_budget, setup, core_teardown),
-        cmocka_unit_test_setup_teardown(paced_small_ring_calls_sooner, setup, core_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,7 +33,6 @@ int event_macro_use(mpitev_source *s, int32_t ctx) {
     MPITEV_RAISE_EVENT(ev_used, s, &rc, MPITEV_CB_REQUIRE_NONE, ctx, 2ull, (mpitev_count_t)ctx * 3);
     MPITEV_RAISE_EVENT(ev_one, s, NULL, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, 7);
     MPITEV_RAISE_EVENT_EMPTY(ev_used_empty, s, NULL, MPITEV_CB_REQUIRE_THREAD_SAFE);
-    MPITEV_RAISE_EVENT_COLD(ev_one, s, NULL, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, 8);
-    MPITEV_RAISE_EVENT_EMPTY_COLD(ev_used_empty, s, NULL, MPITEV_CB_REQUIRE_THREAD_SAFE);
+    if (MPITEV_ENABLED(&ev_one_type)) MPITEV_RAISE_EVENT(ev_one, s, NULL, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, 8);
     return rc;
 }
