@@ -88,13 +88,14 @@
  *        Each returns an MPI error code; a failure is reported as MPI_T_ERR_INVALID
  *        (reading the tool's info) or MPI_T_ERR_MEMORY (building a new info).
  *
- *   Handles. Defaults carry the core's 64-bit registration handle (slot + generation)
- *   inside the MPI's handle through uintptr_t; it is never dereferenced, so stale and
- *   random handles are detected. They need a 64-bit uintptr_t (checked).
+ *   Handles. Defaults carry the core's 64-bit registration handle (slot + generation),
+ *   and the 64-bit token naming an instance's delivery (adapter_handle.inc), inside the
+ *   MPI's handle through uintptr_t; neither is ever dereferenced, so stale and random
+ *   handles are detected. They need a 64-bit uintptr_t (checked).
  *   MPITEV_ADAPTER_REG_TO_MPI(uint64_t bits)          -> MPI_T_event_registration
  *   MPITEV_ADAPTER_REG_FROM_MPI(MPI_T_event_registration h) -> uint64_t
- *   MPITEV_ADAPTER_INSTANCE_TO_MPI(const mpitev_instance *)  -> MPI_T_event_instance
- *   MPITEV_ADAPTER_INSTANCE_FROM_MPI(MPI_T_event_instance)   -> const mpitev_instance *
+ *   MPITEV_ADAPTER_INSTANCE_TO_MPI(uint64_t token)    -> MPI_T_event_instance
+ *   MPITEV_ADAPTER_INSTANCE_FROM_MPI(MPI_T_event_instance h) -> uint64_t
  *
  *   MPITEV_ADAPTER_EXPORT   linkage of the MPI_T_ / PMPI_T_ definitions. Default:
  *        default visibility on ELF (they are the MPI's public API even when the rest of
