@@ -54,6 +54,15 @@
  *        other kinds give MPI_T_ERR_INVALID. So by default the raise site passes
  *        MPITEV_ADAPTER_HANDLE_AS_KEY(comm).
  *
+ *   MPITEV_ADAPTER_IS_HANDLE(bind, uintptr_t value)      -> non-zero if live
+ *        Whether value, as a handle of kind bind ((MPI_Comm)value for
+ *        MPITEV_BIND_MPI_COMM), is the handle of a live object. Must answer for any value
+ *        without crashing (look it up; do not dereference it). When defined, the default
+ *        object key also recognises a handle the tool passed by value (MPI_COMM_WORLD
+ *        instead of &comm): obj_handle is tried as the handle first, then, if it is an
+ *        aligned address above 64 KiB, the handle it points to; neither is
+ *        MPI_T_ERR_INVALID_HANDLE (docs/adapter-guide.md, "Your handles are pointers").
+ *
  *   MPITEV_ADAPTER_DATATYPE(dtype)         mpitev_dtype -> MPI_Datatype
  *        Default: the MPI basic datatype of the same name (MPI_INT8_T ..., MPI_CHAR for
  *        each byte of a MPITEV_DTYPE_CHAR_ARRAY, which tools see as one MPI_CHAR element
