@@ -14,6 +14,7 @@
  *      MPI_T_event_registration, MPI_T_event_instance, MPI_T_cb_safety, ...).
  *
  *      #include "mpi.h"                       // the MPI's header, first
+ *      #include <mpitev/mpi_t_events.h>       // if mpi.h predates MPI-4 (MPI_VERSION < 4)
  *      #define MPITEV_ADAPTER_T_INITIALIZED() (my_mpit_refcount > 0)
  *      #define MPITEV_ADAPTER_IMPLEMENTATION
  *      #include <mpitev/adapter.h>
@@ -34,7 +35,8 @@
  * ============================ CONFIGURATION (implementation TU) ============================
  * Each hook is a function-like macro the MPI may define before including this header.
  * Only MPITEV_ADAPTER_T_INITIALIZED is required; every other one has a default that
- * uses nothing but standard names from mpi.h.
+ * uses nothing but standard names from mpi.h (MPI-3.1 names when MPI_VERSION < 4). An
+ * MPI whose handles are pointers (Open MPI) should define MPITEV_ADAPTER_IS_HANDLE.
  *
  *   MPITEV_ADAPTER_T_INITIALIZED()         [required] non-zero while MPI_T is initialised
  *        (between the first MPI_T_init_thread and the matching last MPI_T_finalize).
@@ -91,7 +93,8 @@
  *   MPITEV_ADAPTER_INFO_GET_NKEYS(MPI_Info info, int *nkeys)
  *   MPITEV_ADAPTER_INFO_GET_NTHKEY(MPI_Info info, int n, char key[MPI_MAX_INFO_KEY + 1])
  *   MPITEV_ADAPTER_INFO_GET_STRING(MPI_Info info, const char *key, int *buflen,
- *                                  char *value, int *flag)      (MPI-4 semantics)
+ *                                  char *value, int *flag)      (MPI-4 semantics;
+ *        with MPI_VERSION < 4 the default uses PMPI_Info_get_valuelen and PMPI_Info_get)
  *   MPITEV_ADAPTER_INFO_FREE(MPI_Info *info)   (only to drop a half-built info on error)
  *   MPITEV_ADAPTER_INFO_IS_NULL(info)      default: (info) == MPI_INFO_NULL
  *        Each returns an MPI error code; a failure is reported as MPI_T_ERR_INVALID
@@ -220,7 +223,13 @@ MPITEV_API int mpitev_adapter_enum_get_item(MPI_T_enum enumtype, int index, int 
 #error "MPITEV_ADAPTER_IMPLEMENTATION: include your MPI's own mpi.h before <mpitev/adapter.h> (its MPI_T types, MPI_SUCCESS, MPI_T_ERR_* and MPI_INFO_NULL are needed)"
 #endif
 #if !defined(MPI_T_ERR_INVALID)
-#error "MPITEV_ADAPTER_IMPLEMENTATION: mpi.h lacks MPI_T_ERR_INVALID (MPI-3.1); the events interface needs an MPI-4 mpi.h"
+#error "MPITEV_ADAPTER_IMPLEMENTATION: mpi.h lacks MPI_T_ERR_INVALID: the adapter needs an MPI-3.1 mpi.h or later"
+#endif
+/* An mpi.h without the MPI-4 event interface (MPI_VERSION < 4, or MPITEV_MPI_HAS_T_EVENTS
+ * 0) needs <mpitev/mpi_t_events.h> after it; that header records that it ran. */
+#if !defined(MPITEV__MPI_T_EVENTS_DONE) && \
+    ((defined(MPITEV_MPI_HAS_T_EVENTS) && !MPITEV_MPI_HAS_T_EVENTS) || (!defined(MPITEV_MPI_HAS_T_EVENTS) && MPI_VERSION < 4))
+#error "MPITEV_ADAPTER_IMPLEMENTATION: this mpi.h predates MPI-4 (no MPI_T_event_registration, MPI_T_cb_safety, MPI_T_event_* ...): #include <mpitev/mpi_t_events.h> right after it, and let your tools see it too (docs/adapter-guide.md, \"Your mpi.h predates MPI-4\")"
 #endif
 #if !defined(MPITEV_ADAPTER_T_INITIALIZED)
 #error "MPITEV_ADAPTER_IMPLEMENTATION: define MPITEV_ADAPTER_T_INITIALIZED() (non-zero while MPI_T is initialised) before including <mpitev/adapter.h>; see docs/adapter-guide.md"
