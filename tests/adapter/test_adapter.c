@@ -513,7 +513,7 @@ static void test_safety_selection_and_dropped_handler(void **state) {
 
 static void test_bound_object_and_compact_copy(void **state) {
     (void)state;
-    MPI_Comm c1 = (MPI_Comm)(uintptr_t)0x1000, c2 = (MPI_Comm)(uintptr_t)0x2000;
+    MPI_Comm c1 = fakempi_comm_create(), c2 = fakempi_comm_create();
     MPI_T_event_registration r;
     seen s = { 0 };
     assert_int_equal(MPI_T_event_handle_alloc(FAKE_EV_COMM, NULL, MPI_INFO_NULL, &r), MPI_T_ERR_INVALID);
@@ -537,6 +537,8 @@ static void test_bound_object_and_compact_copy(void **state) {
     /* An unbound type ignores obj_handle: never dereferenced. */
     assert_int_equal(MPI_T_event_handle_alloc(FAKE_EV_MSG, (void *)(uintptr_t)1, MPI_INFO_NULL, &r), MPI_SUCCESS);
     assert_int_equal(MPI_T_event_handle_free(r, NULL, NULL), MPI_SUCCESS);
+    fakempi_comm_free(c1);
+    fakempi_comm_free(c2);
 }
 
 static void test_handle_alloc_errors(void **state) {

@@ -4,7 +4,8 @@
 #define FAKEMPI_TEST_H
 
 #include <stdint.h>
-#include "mpi.h"
+#include <mpi.h> /* the first on the include path: the fake's, or Open MPI's (adapter_openmpi) */
+#include <mpitev/mpi_t_events.h>
 
 #if defined(__GNUC__) && defined(__ELF__)
 #define FAKEMPI_EXPORT __attribute__((visibility("default")))
@@ -18,6 +19,8 @@ struct fake_msg { int32_t peer; int32_t tag; int64_t bytes; };
 struct fake_comm_ev { int64_t a; int32_t b; };
 /* A char array between two scalars (fakempi_declare_text). */
 struct fake_text { int32_t id; char text[6]; int16_t tail; };
+/* Padding between elements: bytes 4..7 (fakempi_declare_padded). */
+struct fake_padded { int32_t a; uint64_t b; uint64_t c; };
 
 /* Event type indices in declaration order. */
 enum { FAKE_EV_MSG = 0, FAKE_EV_COMM = 1, FAKE_EV_MARK = 2, FAKE_NUM_EVENTS = 3 };
@@ -37,5 +40,18 @@ FAKEMPI_EXPORT MPI_T_enum fakempi_enum_of_comm_ev(void);
 FAKEMPI_EXPORT int fakempi_drain(void); /* the main source's drain: callbacks run */
 FAKEMPI_EXPORT int fakempi_declare_text(void); /* its type index, or -1 */
 FAKEMPI_EXPORT void fakempi_raise_text(int32_t id, const char *text, int16_t tail);
+FAKEMPI_EXPORT int fakempi_declare_padded(void); /* its type index, or -1 */
+FAKEMPI_EXPORT void fakempi_raise_padded(const struct fake_padded *p);
+/* A type bound to MPI_Op (its type index, or -1), raised on op. */
+FAKEMPI_EXPORT int fakempi_declare_op_ev(void);
+FAKEMPI_EXPORT void fakempi_raise_op(MPI_Op op, int32_t x);
+/* Live objects, the ones the adapter's MPITEV_ADAPTER_IS_HANDLE hook knows: communicators
+ * (pointers to objects of the fake; adopt: another handle, e.g. Open MPI's
+ * MPI_COMM_WORLD) and operations (odd integers). */
+FAKEMPI_EXPORT MPI_Comm fakempi_comm_create(void);
+FAKEMPI_EXPORT void fakempi_comm_adopt(MPI_Comm comm);
+FAKEMPI_EXPORT void fakempi_comm_free(MPI_Comm comm);
+FAKEMPI_EXPORT MPI_Op fakempi_op_create(void);
+FAKEMPI_EXPORT void fakempi_op_free(MPI_Op op);
 
 #endif
