@@ -152,18 +152,23 @@ static int check_op(const char *fn, MPI_Comm comm, MPI_Op op, MPI_Datatype dt)
 static void begin(toympi_comm_t *c, int op)
 {
     toympi_comm_hold(c);
-    toympi_ev_coll_begin(c, op);
+    c->coll_seq++;
+    TOYMPI_RAISE_API(toympi_coll_begin, &toympi_events_src_api, TOYMPI_EV_KEY(c),
+                     MPITEV_CB_REQUIRE_NONE, op, (int32_t)c->context_id, c->rank, c->size,
+                     (int32_t)c->coll_seq);
 }
 
 static int finish(const char *fn, int op, MPI_Comm comm, toympi_comm_t *c, int rc)
 {
     /* API exit: the collective's engine events are delivered before its coll_end */
     toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
-    toympi_ev_coll_end(c, op);
+    TOYMPI_RAISE_API(toympi_coll_end, &toympi_events_src_api, TOYMPI_EV_KEY(c),
+                     MPITEV_CB_REQUIRE_NONE, op, (int32_t)c->context_id, c->rank, c->size,
+                     (int32_t)c->coll_seq);
     if (rc) /* through the communicator's handler (MPI_COMM_WORLD's if freed meanwhile) */
         rc = toympi_err(comm, rc, fn, "collective failed (mismatched arguments?)");
     toympi_comm_unhold(c); /* last: a communicator freed by tool code is released here */
-    toympi_progress_api_exit(); /* coll_end (and a comm_free) buffered: delivered too */
+    toympi_progress_poll(TOYMPI_PROGRESS_EXIT); /* coll_end (and a comm_free) buffered */
     return rc;
 }
 

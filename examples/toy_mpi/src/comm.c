@@ -81,13 +81,18 @@ static toympi_comm_t *comm_new(int fixed_index, uint32_t ctx, int rank, int size
     return c;
 }
 
+/* The payload of comm_create and comm_free (TOYMPI_L_COMM, events.h). */
+#define COMM_EVENT_PAYLOAD(c)                                                              \
+    (int32_t)(c)->context_id, (c)->rank, (c)->size, (int32_t)toympi_comm_handle(c)
+
 /* cb_safety: of the comm_free event (events.h). Its callbacks see the communicator
  * complete (slot, context id and handle still taken); an operation they start on it
  * holds and unholds it without releasing it again (releasing). */
 static void comm_delete(toympi_comm_t *c, int cb_safety)
 {
     c->releasing = 1;
-    toympi_ev_comm_free(c, cb_safety);
+    TOYMPI_RAISE_API(toympi_comm_free, &toympi_events_src_api, TOYMPI_EV_KEY(c), cb_safety,
+                     COMM_EVENT_PAYLOAD(c));
     ctx_mark(c->context_id, 0);
     toympi_events_ctx_bind(c->context_id, NULL);
     toympi_errhandler_unref(c->errhandler);
@@ -117,8 +122,10 @@ int toympi_comm_init_world(void)
     s->world_ranks[0] = toympi_g.world_rank;
     strcpy(s->name, "MPI_COMM_SELF");
     /* inside MPI_Init: MPI is not usable yet, so a callback may not call it */
-    toympi_ev_comm_create(w, MPITEV_CB_REQUIRE_MPI_RESTRICTED);
-    toympi_ev_comm_create(s, MPITEV_CB_REQUIRE_MPI_RESTRICTED);
+    TOYMPI_RAISE_API(toympi_comm_create, &toympi_events_src_api, TOYMPI_EV_KEY(w),
+                     MPITEV_CB_REQUIRE_MPI_RESTRICTED, COMM_EVENT_PAYLOAD(w));
+    TOYMPI_RAISE_API(toympi_comm_create, &toympi_events_src_api, TOYMPI_EV_KEY(s),
+                     MPITEV_CB_REQUIRE_MPI_RESTRICTED, COMM_EVENT_PAYLOAD(s));
     return MPI_SUCCESS;
 }
 
@@ -185,9 +192,10 @@ static void publish_new(toympi_comm_t *n, MPI_Comm *newcomm)
     *newcomm = toympi_comm_handle(n);
     toympi_comm_hold(n);
     toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
-    toympi_ev_comm_create(n, MPITEV_CB_REQUIRE_NONE);
+    TOYMPI_RAISE_API(toympi_comm_create, &toympi_events_src_api, TOYMPI_EV_KEY(n),
+                     MPITEV_CB_REQUIRE_NONE, COMM_EVENT_PAYLOAD(n));
     toympi_comm_unhold(n);
-    toympi_progress_api_exit(); /* comm_create (and a comm_free) buffered: delivered too */
+    toympi_progress_poll(TOYMPI_PROGRESS_EXIT); /* comm_create (and a comm_free) buffered */
 }
 
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
@@ -297,7 +305,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
     c->freed = 1;
     *comm = MPI_COMM_NULL;
     toympi_comm_unhold(c); /* API entry: the comm is still intact; its comm_free at NONE */
-    toympi_progress_api_exit(); /* comm_free buffered: delivered by the return */
+    toympi_progress_poll(TOYMPI_PROGRESS_EXIT); /* comm_free buffered: delivered by the return */
     return MPI_SUCCESS;
 }
 TOYMPI_WEAK(Comm_free)

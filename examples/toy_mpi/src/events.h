@@ -1,9 +1,10 @@
-/* events.h -- toy_mpi's MPI_T events: the one table that declares them, and the hooks
- * that raise them.
+/* events.h -- toy_mpi's MPI_T events: the one table that declares them, and the two
+ * macros that raise them.
  *
  * ADDING AN EVENT TYPE: add one line to TOYMPI_EVENTS below (and, for a new payload
  * layout, one TOYMPI_L_* list next to the others), then raise it where it happens with
- * MPITEV_RAISE_EVENT (usually through a hook at the end of this file). Everything else
+ * TOYMPI_RAISE_ENGINE or TOYMPI_RAISE_API (mpitev's MPITEV_RAISE_EVENT, at the end of
+ * this file). Everything else
  * is generated from the table by mpitev's event macros (docs/implementors-guide.md,
  * "Declaring an event once"): the payload struct, the element list checked against it,
  * the element-name enum tools read (MPI_T_enum_get_item), the type object, its
@@ -197,14 +198,14 @@ void toympi_events_finalize(void) TOYMPI_HIDDEN;
  * MPI_Finalize's teardown, MPITEV_CB_REQUIRE_MPI_RESTRICTED before and after (MPI_T only). */
 int toympi_events_level(void) TOYMPI_HIDDEN;
 /* What the engine buffered (and the API source's buffered registrations) is delivered by
- * toympi_progress_poll (progress.c), the one drain, with MPITEV_DRAIN; the callbacks run
- * counted in toympi_g.in_tool. */
+ * toympi_progress_poll (progress.c), the one drain; the callbacks run counted in
+ * toympi_g.in_tool. */
+
 /* Object key of the communicator owning a context id (NULL if none: such an instance is
  * delivered to no communicator-bound registration). A table indexed by context pair,
  * kept by comm.c through toympi_events_ctx_bind when a communicator takes or gives back
  * its pair: the engine raises several events per message and only has the context id,
- * so the lookup is a shift, a mask and a load (a cached table scan cost 13 instructions
- * per event, and its call the raise's registers). Context ids are below
+ * so the lookup is a shift, a mask and a load. Context ids are below
  * TOYMPI_MAX_CONTEXTS (comm.c's pair allocator, on both sides of a connection); the mask
  * only keeps a corrupt one inside the table. */
 #define TOYMPI_EV_KEY(c) ((const void *)(uintptr_t)(c)->ev_key)
@@ -224,6 +225,38 @@ typedef struct {
 } toympi_category_t;
 int toympi_events_num_categories(void) TOYMPI_HIDDEN;
 const toympi_category_t *toympi_events_category(int i) TOYMPI_HIDDEN;
+
+/* ---------------------------------------------------------------------- raising
+ * Every event is raised where it happens, with mpitev's typed raise MPITEV_RAISE_EVENT,
+ * through one of the two macros below; each fixes what its kind of site has in common
+ * (the source, the callback safety level, the object key). The arguments after the key
+ * are the payload, one per element in table order. The key and the payload are evaluated
+ * only when a tool listens to the type: with no tool, a raise site is one load and an
+ * untaken branch; built with -DMPITEV_DISABLE, it is nothing. */
+
+/* The matching and progress engine's events: engine source, raised at
+ * MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE inside toympi_transport_poll's frame handlers (the
+ * connection's receive state machine is between a header and its payload) or in the
+ * middle of a queue operation. A callback that called MPI would re-enter the transport
+ * mid-frame; in a threaded MPI this is where the matching lock is held, and with hardware
+ * matching it is a completion handler. So nothing but async-signal-safe code may run
+ * here, and the types are always buffered: tool code only sees them from the drain in
+ * progress.c. context_id: the message's or request's; its communicator is the object. */
+#define TOYMPI_RAISE_ENGINE(NAME, context_id, ...)                                         \
+    MPITEV_RAISE_EVENT(NAME, &toympi_events_src_engine, toympi_events_ctx_key(context_id), \
+                       MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, __VA_ARGS__)
+
+/* The events of the MPI calls themselves (API entry and exit): a registration that does
+ * not ask for buffering gets them at once, so the tool code they may run is counted in
+ * toympi_g.in_tool (an MPI call it may not make is refused: toympi_internal.h). The
+ * caller gives the source and the level: normally the API source at
+ * MPITEV_CB_REQUIRE_NONE (nothing internal is held); see each site. */
+#define TOYMPI_RAISE_API(NAME, source, key, cb_safety, ...)                                \
+    do {                                                                                   \
+        toympi_g.in_tool++;                                                                \
+        MPITEV_RAISE_EVENT(NAME, (source), (key), (cb_safety), __VA_ARGS__);               \
+        toympi_g.in_tool--;                                                                \
+    } while (0)
 
 /* ---------------------------------------------------------------------- payload values */
 enum { TOYMPI_EV_EAGER = 0, TOYMPI_EV_RENDEZVOUS_PROTO = 1 };
@@ -245,378 +278,23 @@ static inline int32_t toympi_ev_tag(const toympi_request_t *r)
         return r->status.MPI_TAG;
     return r->tag;
 }
+/* Bytes of a request: a send's message size, or what a matched receive gets. */
+static inline mpitev_count_t toympi_ev_bytes(const toympi_request_t *r)
+{
+    if (r->kind == TOYMPI_REQ_SEND)
+        return (mpitev_count_t)r->bytes;
+    return (mpitev_count_t)r->status.toympi_count;
+}
 
-/* Every hook below is a macro toympi_ev_NAME (the enabled check, in place), a raise
- * function toympi_ev_NAME__raise (static inline, always inlined: the payload, the object
- * key, the record writes) and its out-of-line copy toympi_ev_NAME__call (never inlined,
- * TOYMPI_EV_OUTLINE), which the macro calls: a raise site nobody listens to is one load
- * and an untaken branch in the caller, whose code stays almost what it is without events
- * (no registers saved and no frame for a raise that does not happen); with a tool
- * attached, that raise pays one call.
- *
- * A function with several hooks on the message path (matching.c, protocol.c) instead
- * tests MPITEV_ANY_ENABLED() once and runs a copy of itself with the raises inlined
- * (TOYMPI_EV_INLINE(NAME, ...), the check and toympi_ev_NAME__raise in place), kept out
- * of line too: the copy without them pays that one test however many hooks it has, and
- * a tool's raises pay no call. */
-#if defined(__GNUC__)
-#define TOYMPI_EV_RAISE static inline __attribute__((always_inline, unused))
-#define TOYMPI_EV_NOINLINE __attribute__((noinline, unused))
-#else
-#define TOYMPI_EV_RAISE static inline
-#define TOYMPI_EV_NOINLINE
-#endif
-#define TOYMPI_EV_OUTLINE(name, params, args)                                              \
-    static TOYMPI_EV_NOINLINE void toympi_ev_##name##__call params                         \
-    {                                                                                      \
-        toympi_ev_##name##__raise args;                                                    \
-    }
-#define TOYMPI_EV_INLINE(name, ...)                                                        \
-    do {                                                                                   \
-        if (MPITEV_ENABLED(&toympi_##name##_type))                                         \
-            toympi_ev_##name##__raise(__VA_ARGS__, 0, NULL);                               \
-    } while (0)
-/* For the split: the function's body, always inlined, with a constant `ev` parameter
- * (TOYMPI_EV_OFF in the copy without hooks, TOYMPI_EV_ON or TOYMPI_EV_SECTION in the
- * copies with them), and its hooks written TOYMPI_EV_IF(ev, key, NAME, ...) (key: the
- * decision's TOYMPI_EV_SECTION_KEY, for the in-section raises); the copies with hooks
- * are TOYMPI_EV_NOINLINE.
- *
- * TOYMPI_EV_SECTION: the copy runs inside the engine source's raise section (mpitev's
- * MPITEV_SECTION_BEGIN / END, around the whole copy: TOYMPI_EV_SECTION_BEGIN() is 1 when
- * it entered it): its raises share one grace section instead of entering and leaving
- * one each (about 9 instructions less per raise: the idle test, the epoch, the
- * exchange, the exit and the second load of the type's set), and the type's set, loaded
- * inside the section, is their enabled check. TOYMPI_EV_SECTION_BEGIN() is 0 when a raise
- * or a section is already in progress on the engine source (a matching call from a
- * tool's callback, a decision called from inside another's section): the copy with
- * ordinary hooks (TOYMPI_EV_ON) runs then. Only the engine's hooks have the in-section
- * form (the `in_section` parameter of their raise functions). A section's raises all
- * concern one communicator, whose key the copy looks up once (TOYMPI_EV_SECTION_KEY,
- * about 4 instructions less per raise after the first). A section's code must not call
- * mpitev_finalize or MPI_T_finalize, and must not wait for another thread. */
-enum { TOYMPI_EV_OFF = 0, TOYMPI_EV_ON = 1, TOYMPI_EV_SECTION = 2 };
-#if defined(__GNUC__)
-#define TOYMPI_EV_BODY static inline __attribute__((always_inline))
-#else
-#define TOYMPI_EV_BODY static inline
-#endif
-#define TOYMPI_EV_IF(ev, key, name, ...)                                                   \
-    do {                                                                                   \
-        if ((ev) == TOYMPI_EV_SECTION)                                                     \
-            toympi_ev_##name##__raise(__VA_ARGS__, 1, (key));                              \
-        else if (ev)                                                                       \
-            TOYMPI_EV_INLINE(name, __VA_ARGS__);                                           \
-    } while (0)
-/* The key TOYMPI_EV_IF passes to an in-section raise: the communicator's key of context
- * id ctx, looked up once per decision (a section's raises all concern one communicator)
- * instead of once per raise; NULL in the other copies, whose raises look it up. */
-#define TOYMPI_EV_SECTION_KEY(ev, ctx) ((ev) == TOYMPI_EV_SECTION ? toympi_events_ctx_key(ctx) : NULL)
-#define TOYMPI_EV_SECTION_BEGIN() MPITEV_SECTION_BEGIN(&toympi_events_src_engine)
-#define TOYMPI_EV_SECTION_END() MPITEV_SECTION_END(&toympi_events_src_engine)
-
-/* ============================================================ the matching engine
- * Source: engine. Level: MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE. These run inside
- * toympi_transport_poll's frame handlers (the connection's receive state machine is
- * between a header and its payload) or in the middle of a queue operation. A callback
- * that called MPI would re-enter the transport mid-frame; in a threaded MPI this is where
- * the matching lock is held, and with hardware matching it is a completion handler. So
- * nothing but async-signal-safe code may run here, and the types are always buffered:
- * tool code only ever sees them from the drain in progress.c. The hooks take the engine's
- * own objects; the arguments after the key are the payload members, in table order; the
- * last two, in_section (a constant where the hook is inlined), which picks the in-section
- * raise (TOYMPI_EV_SECTION above) or the ordinary one, and section_key, the in-section
- * raise's object key (the decision's, TOYMPI_EV_SECTION_KEY: looked up once per
- * decision; the ordinary raise looks its key up itself). */
-#define TOYMPI_ENGINE_RAISE(name, key, ...)                                                \
-    do {                                                                                   \
-        if (in_section)                                                                    \
-            MPITEV_RAISE_EVENT_IN_SECTION(name, &toympi_events_src_engine, section_key,    \
-                                          MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, __VA_ARGS__); \
-        else                                                                               \
-            MPITEV_RAISE_EVENT_CHECKED(name, &toympi_events_src_engine, (key),             \
-                                       MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, __VA_ARGS__);  \
-    } while (0)
-
-/* a message envelope (EAGER or RTS header) arrived from a peer */
-TOYMPI_EV_RAISE void toympi_ev_message_arrived__raise(uint32_t context_id, int src, int tag, size_t bytes,
-                                             int rendezvous, uint64_t seq,
-                                             const int in_section, const void *section_key)
-{
-    TOYMPI_ENGINE_RAISE(toympi_message_arrived, toympi_events_ctx_key(context_id),
-                        (int32_t)context_id, src, tag,
-                        rendezvous ? TOYMPI_EV_RENDEZVOUS_PROTO : TOYMPI_EV_EAGER,
-                        (mpitev_count_t)bytes, seq);
-}
-TOYMPI_EV_OUTLINE(message_arrived, (uint32_t context_id, int src, int tag, size_t bytes, int rendezvous, uint64_t seq), (context_id, src, tag, bytes, rendezvous, seq, 0, NULL))
-#define toympi_ev_message_arrived(context_id, src, tag, bytes, rendezvous, seq)            \
-    do {                                                                                   \
-        if (MPITEV_ENABLED(&toympi_message_arrived_type))                                  \
-            toympi_ev_message_arrived__call((context_id), (src), (tag), (bytes), (rendezvous), (seq));\
-    } while (0)
-
-/* search of the posted-receive queue for an arriving message */
-TOYMPI_EV_RAISE void toympi_ev_search_posted_begin__raise(uint32_t context_id, int src, int tag,
-                                                 size_t qlen, uint64_t seq,
-                                                 const int in_section, const void *section_key)
-{
-    TOYMPI_ENGINE_RAISE(toympi_search_posted_begin, toympi_events_ctx_key(context_id),
-                        (int32_t)context_id, src, tag, (int32_t)qlen, -1, seq, 0);
-}
-TOYMPI_EV_OUTLINE(search_posted_begin, (uint32_t context_id, int src, int tag, size_t qlen, uint64_t seq), (context_id, src, tag, qlen, seq, 0, NULL))
-#define toympi_ev_search_posted_begin(context_id, src, tag, qlen, seq)                     \
-    do {                                                                                   \
-        if (MPITEV_ENABLED(&toympi_search_posted_begin_type))                              \
-            toympi_ev_search_posted_begin__call((context_id), (src), (tag), (qlen), (seq));\
-    } while (0)
-TOYMPI_EV_RAISE void toympi_ev_search_posted_end__raise(uint32_t context_id, int src, int tag,
-                                               size_t qlen, uint64_t seq,
-                                               const toympi_request_t *found,
-                                               const int in_section, const void *section_key)
-{
-    TOYMPI_ENGINE_RAISE(toympi_search_posted_end, toympi_events_ctx_key(context_id),
-                        (int32_t)context_id, src, tag, (int32_t)qlen, found != NULL, seq,
-                        found ? found->ev_id : 0);
-}
-TOYMPI_EV_OUTLINE(search_posted_end, (uint32_t context_id, int src, int tag, size_t qlen, uint64_t seq, const toympi_request_t *found), (context_id, src, tag, qlen, seq, found, 0, NULL))
-#define toympi_ev_search_posted_end(context_id, src, tag, qlen, seq, found)                \
-    do {                                                                                   \
-        if (MPITEV_ENABLED(&toympi_search_posted_end_type))                                \
-            toympi_ev_search_posted_end__call((context_id), (src), (tag), (qlen), (seq), (found));\
-    } while (0)
-
-/* search of the unexpected-message queue for a newly posted receive */
-TOYMPI_EV_RAISE void toympi_ev_search_unexpected_begin__raise(const toympi_request_t *r, size_t qlen,
-                                                              const int in_section, const void *section_key)
-{
-    TOYMPI_ENGINE_RAISE(toympi_search_unexpected_begin, toympi_events_ctx_key(r->context_id),
-                        (int32_t)r->context_id, r->src, r->tag, (int32_t)qlen, -1, r->ev_id, 0);
-}
-TOYMPI_EV_OUTLINE(search_unexpected_begin, (const toympi_request_t *r, size_t qlen), (r, qlen, 0, NULL))
-#define toympi_ev_search_unexpected_begin(r, qlen)                                         \
-    do {                                                                                   \
-        if (MPITEV_ENABLED(&toympi_search_unexpected_begin_type))                          \
-            toympi_ev_search_unexpected_begin__call((r), (qlen));                         \
-    } while (0)
-TOYMPI_EV_RAISE void toympi_ev_search_unexpected_end__raise(const toympi_request_t *r, size_t qlen,
-                                                   const toympi_unexpected_t *found,
-                                                   const int in_section, const void *section_key)
-{
-    TOYMPI_ENGINE_RAISE(toympi_search_unexpected_end, toympi_events_ctx_key(r->context_id),
-                        (int32_t)r->context_id, r->src, r->tag, (int32_t)qlen, found != NULL,
-                        r->ev_id, found ? found->seq : 0);
-}
-TOYMPI_EV_OUTLINE(search_unexpected_end, (const toympi_request_t *r, size_t qlen, const toympi_unexpected_t *found), (r, qlen, found, 0, NULL))
-#define toympi_ev_search_unexpected_end(r, qlen, found)                                    \
-    do {                                                                                   \
-        if (MPITEV_ENABLED(&toympi_search_unexpected_end_type))                            \
-            toympi_ev_search_unexpected_end__call((r), (qlen), (found));                  \
-    } while (0)
-
-/* the queues themselves (queue_length after the change) */
-TOYMPI_EV_RAISE void toympi_ev_posted_insert__raise(const toympi_request_t *r, size_t qlen,
-                                                    const int in_section, const void *section_key)
-{
-    TOYMPI_ENGINE_RAISE(toympi_posted_insert, toympi_events_ctx_key(r->context_id),
-                        (int32_t)r->context_id, r->src, r->tag, (int32_t)qlen, r->ev_id);
-}
-TOYMPI_EV_OUTLINE(posted_insert, (const toympi_request_t *r, size_t qlen), (r, qlen, 0, NULL))
-#define toympi_ev_posted_insert(r, qlen)                                                   \
-    do {                                                                                   \
-        if (MPITEV_ENABLED(&toympi_posted_insert_type))                                    \
-            toympi_ev_posted_insert__call((r), (qlen));                                   \
-    } while (0)
-TOYMPI_EV_RAISE void toympi_ev_posted_remove__raise(const toympi_request_t *r, size_t qlen,
-                                                    const int in_section, const void *section_key)
-{
-    TOYMPI_ENGINE_RAISE(toympi_posted_remove, toympi_events_ctx_key(r->context_id),
-                        (int32_t)r->context_id, r->src, r->tag, (int32_t)qlen, r->ev_id);
-}
-TOYMPI_EV_OUTLINE(posted_remove, (const toympi_request_t *r, size_t qlen), (r, qlen, 0, NULL))
-#define toympi_ev_posted_remove(r, qlen)                                                   \
-    do {                                                                                   \
-        if (MPITEV_ENABLED(&toympi_posted_remove_type))                                    \
-            toympi_ev_posted_remove__call((r), (qlen));                                   \
-    } while (0)
-TOYMPI_EV_RAISE void toympi_ev_unexpected_insert__raise(const toympi_unexpected_t *u, size_t qlen,
-                                                        const int in_section, const void *section_key)
-{
-    TOYMPI_ENGINE_RAISE(toympi_unexpected_insert, toympi_events_ctx_key(u->context_id),
-                        (int32_t)u->context_id, u->src, u->tag, (int32_t)qlen,
-                        (mpitev_count_t)u->bytes, u->seq);
-}
-TOYMPI_EV_OUTLINE(unexpected_insert, (const toympi_unexpected_t *u, size_t qlen), (u, qlen, 0, NULL))
-#define toympi_ev_unexpected_insert(u, qlen)                                               \
-    do {                                                                                   \
-        if (MPITEV_ENABLED(&toympi_unexpected_insert_type))                                \
-            toympi_ev_unexpected_insert__call((u), (qlen));                               \
-    } while (0)
-TOYMPI_EV_RAISE void toympi_ev_unexpected_remove__raise(const toympi_unexpected_t *u, size_t qlen,
-                                                        const int in_section, const void *section_key)
-{
-    TOYMPI_ENGINE_RAISE(toympi_unexpected_remove, toympi_events_ctx_key(u->context_id),
-                        (int32_t)u->context_id, u->src, u->tag, (int32_t)qlen,
-                        (mpitev_count_t)u->bytes, u->seq);
-}
-TOYMPI_EV_OUTLINE(unexpected_remove, (const toympi_unexpected_t *u, size_t qlen), (u, qlen, 0, NULL))
-#define toympi_ev_unexpected_remove(u, qlen)                                               \
-    do {                                                                                   \
-        if (MPITEV_ENABLED(&toympi_unexpected_remove_type))                                \
-            toympi_ev_unexpected_remove__call((u), (qlen));                               \
-    } while (0)
-
-/* payload movement; is_send tells the side; rendezvous: via RTS/CTS/DATA. bytes: the
- * message size (send) or the bytes delivered into the receive buffer (receive). is_send
- * is a constant at every site, and a receive's transfer always follows its match
- * (set_recv_status, protocol.c): peer and tag are the side's fields, with none of
- * toympi_ev_peer's and toympi_ev_tag's tests (the same values; 4 to 6 instructions per
- * event on the receive path). */
-#define TOYMPI__TRANSFER_PAYLOAD(r, is_send, rendezvous)                                   \
-    (int32_t)(r)->context_id, (is_send) ? (r)->dest : (r)->status.MPI_SOURCE,             \
-        (is_send) ? (r)->tag : (r)->status.MPI_TAG, (is_send),                             \
-        (rendezvous) ? TOYMPI_EV_RENDEZVOUS_PROTO : TOYMPI_EV_EAGER,                       \
-        (mpitev_count_t)((is_send) ? (r)->bytes : (size_t)(r)->status.toympi_count), (r)->ev_id
-TOYMPI_EV_RAISE void toympi_ev_transfer_begin__raise(const toympi_request_t *r, int is_send, int rendezvous,
-                                                     const int in_section, const void *section_key)
-{
-    TOYMPI_ENGINE_RAISE(toympi_transfer_begin, toympi_events_ctx_key(r->context_id),
-                        TOYMPI__TRANSFER_PAYLOAD(r, is_send, rendezvous));
-}
-TOYMPI_EV_OUTLINE(transfer_begin, (const toympi_request_t *r, int is_send, int rendezvous), (r, is_send, rendezvous, 0, NULL))
-#define toympi_ev_transfer_begin(r, is_send, rendezvous)                                   \
-    do {                                                                                   \
-        if (MPITEV_ENABLED(&toympi_transfer_begin_type))                                   \
-            toympi_ev_transfer_begin__call((r), (is_send), (rendezvous));                 \
-    } while (0)
-TOYMPI_EV_RAISE void toympi_ev_transfer_end__raise(const toympi_request_t *r, int is_send, int rendezvous,
-                                                   const int in_section, const void *section_key)
-{
-    TOYMPI_ENGINE_RAISE(toympi_transfer_end, toympi_events_ctx_key(r->context_id),
-                        TOYMPI__TRANSFER_PAYLOAD(r, is_send, rendezvous));
-}
-TOYMPI_EV_OUTLINE(transfer_end, (const toympi_request_t *r, int is_send, int rendezvous), (r, is_send, rendezvous, 0, NULL))
-#define toympi_ev_transfer_end(r, is_send, rendezvous)                                     \
-    do {                                                                                   \
-        if (MPITEV_ENABLED(&toympi_transfer_end_type))                                     \
-            toympi_ev_transfer_end__call((r), (is_send), (rendezvous));                   \
-    } while (0)
-
-/* rendezvous handshake steps (TOYMPI_RNDV_*): r is the send request for RTS_SENT and
- * CTS_RECEIVED, the matched receive for CTS_SENT */
-TOYMPI_EV_RAISE void toympi_ev_rendezvous__raise(const toympi_request_t *r, int step,
-                                                 const int in_section, const void *section_key)
-{
-    TOYMPI_ENGINE_RAISE(toympi_rendezvous, toympi_events_ctx_key(r->context_id),
-                        (int32_t)r->context_id, step, toympi_ev_peer(r), toympi_ev_tag(r),
-                        (mpitev_count_t)(r->kind == TOYMPI_REQ_SEND
-                                             ? r->bytes
-                                             : (size_t)r->status.toympi_count),
-                        r->ev_id);
-}
-TOYMPI_EV_OUTLINE(rendezvous, (const toympi_request_t *r, int step), (r, step, 0, NULL))
-#define toympi_ev_rendezvous(r, step)                                                      \
-    do {                                                                                   \
-        if (MPITEV_ENABLED(&toympi_rendezvous_type))                                       \
-            toympi_ev_rendezvous__call((r), (step));                                      \
-    } while (0)
-
-/* ================================================================= API level
- * Source: api. The caller says the level (see each call site); at API entry/exit with no
- * internal state held it is MPITEV_CB_REQUIRE_NONE. These deliver at once, so the tool
- * code they run is counted in toympi_g.in_tool (an MPI call it may not make is refused,
- * toympi_internal.h). Used only inside the NAME__raise functions, which run after the
- * hooks' own enabled check: a raise nobody listens to never gets here. */
-#define TOYMPI_API_RAISE(name, source, key, cb_safety, ...)                                \
-    do {                                                                                   \
-        toympi_g.in_tool++;                                                                \
-        toympi_g.api_raised = 1; /* a record may be buffered: progress.c drains it */     \
-        MPITEV_RAISE_EVENT_CHECKED(name, (source), (key), (cb_safety), __VA_ARGS__);       \
-        toympi_g.in_tool--;                                                                \
-    } while (0)
-TOYMPI_EV_RAISE void toympi_ev_cancel__raise(const toympi_request_t *r, int cancelled, int cb_safety)
-{
-    TOYMPI_API_RAISE(toympi_cancel, &toympi_events_src_api,
-                       toympi_events_ctx_key(r->context_id), cb_safety, (int32_t)r->context_id,
-                       toympi_ev_peer(r), toympi_ev_tag(r), cancelled, r->ev_id);
-}
-TOYMPI_EV_OUTLINE(cancel, (const toympi_request_t *r, int cancelled, int cb_safety), (r, cancelled, cb_safety))
-#define toympi_ev_cancel(r, cancelled, cb_safety)                                          \
-    do {                                                                                   \
-        if (MPITEV_ENABLED(&toympi_cancel_type))                                           \
-            toympi_ev_cancel__call((r), (cancelled), (cb_safety));                        \
-    } while (0)
-
-/* A user request is freed: from MPI_Wait/Test/.../Request_free at API level (api source,
- * NONE), or, for a request MPI_Request_free detached while active, when the engine
- * completes it (engine source, ASYNC_SIGNAL_SAFE). */
-TOYMPI_EV_RAISE void toympi_ev_request_free__raise(const toympi_request_t *r, int in_engine)
-{
-    TOYMPI_API_RAISE(toympi_request_free,
-                       in_engine ? &toympi_events_src_engine : &toympi_events_src_api,
-                       toympi_events_ctx_key(r->context_id),
-                       in_engine ? MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE : MPITEV_CB_REQUIRE_NONE,
-                       (int32_t)r->context_id, toympi_ev_peer(r), toympi_ev_tag(r),
-                       r->kind == TOYMPI_REQ_SEND, r->ev_id);
-}
-TOYMPI_EV_OUTLINE(request_free, (const toympi_request_t *r, int in_engine), (r, in_engine))
-#define toympi_ev_request_free(r, in_engine)                                               \
-    do {                                                                                   \
-        if (MPITEV_ENABLED(&toympi_request_free_type))                                     \
-            toympi_ev_request_free__call((r), (in_engine));                               \
-    } while (0)
-
-/* Collective entry (after argument checks, before any internal operation) and exit
- * (after completion, before the error handler): NONE. op: TOYMPI_COLL_*. */
-TOYMPI_EV_RAISE void toympi_ev_coll_begin__raise(toympi_comm_t *c, int op)
-{
-    TOYMPI_API_RAISE(toympi_coll_begin, &toympi_events_src_api, TOYMPI_EV_KEY(c),
-                       MPITEV_CB_REQUIRE_NONE, op, (int32_t)c->context_id, c->rank, c->size,
-                       (int32_t)c->coll_seq);
-}
-TOYMPI_EV_OUTLINE(coll_begin, (toympi_comm_t *c, int op), (c, op))
-#define toympi_ev_coll_begin(c, op)                                                        \
-    do {                                                                                   \
-        (c)->coll_seq++;                                                                   \
-        if (MPITEV_ENABLED(&toympi_coll_begin_type))                                       \
-            toympi_ev_coll_begin__call((c), (op));                                        \
-    } while (0)
-TOYMPI_EV_RAISE void toympi_ev_coll_end__raise(const toympi_comm_t *c, int op)
-{
-    TOYMPI_API_RAISE(toympi_coll_end, &toympi_events_src_api, TOYMPI_EV_KEY(c),
-                       MPITEV_CB_REQUIRE_NONE, op, (int32_t)c->context_id, c->rank, c->size,
-                       (int32_t)c->coll_seq);
-}
-TOYMPI_EV_OUTLINE(coll_end, (const toympi_comm_t *c, int op), (c, op))
-#define toympi_ev_coll_end(c, op)                                                          \
-    do {                                                                                   \
-        if (MPITEV_ENABLED(&toympi_coll_end_type))                                         \
-            toympi_ev_coll_end__call((c), (op));                                          \
-    } while (0)
-
-/* Communicator created (complete, before the call returns) or about to be freed (still
- * complete). cb_safety: NONE from MPI_Comm_dup/split/free; MPI_RESTRICTED from MPI_Init
- * and MPI_Finalize (MPI is not usable there). */
-TOYMPI_EV_RAISE void toympi_ev_comm_create__raise(const toympi_comm_t *c, int cb_safety)
-{
-    TOYMPI_API_RAISE(toympi_comm_create, &toympi_events_src_api, TOYMPI_EV_KEY(c), cb_safety,
-                       (int32_t)c->context_id, c->rank, c->size, (int32_t)toympi_comm_handle(c));
-}
-TOYMPI_EV_OUTLINE(comm_create, (const toympi_comm_t *c, int cb_safety), (c, cb_safety))
-#define toympi_ev_comm_create(c, cb_safety)                                                \
-    do {                                                                                   \
-        if (MPITEV_ENABLED(&toympi_comm_create_type))                                      \
-            toympi_ev_comm_create__call((c), (cb_safety));                                \
-    } while (0)
-TOYMPI_EV_RAISE void toympi_ev_comm_free__raise(const toympi_comm_t *c, int cb_safety)
-{
-    TOYMPI_API_RAISE(toympi_comm_free, &toympi_events_src_api, TOYMPI_EV_KEY(c), cb_safety,
-                       (int32_t)c->context_id, c->rank, c->size, (int32_t)toympi_comm_handle(c));
-}
-TOYMPI_EV_OUTLINE(comm_free, (const toympi_comm_t *c, int cb_safety), (c, cb_safety))
-#define toympi_ev_comm_free(c, cb_safety)                                                  \
-    do {                                                                                   \
-        if (MPITEV_ENABLED(&toympi_comm_free_type))                                        \
-            toympi_ev_comm_free__call((c), (cb_safety));                                  \
-    } while (0)
+/* The payload of transfer_begin / transfer_end (TOYMPI_L_TRANSFER) for a send request r,
+ * and for a receive r, which always has its match by then (set_recv_status, protocol.c):
+ * peer and tag are the matched message's, bytes those delivered into the buffer.
+ * protocol: TOYMPI_EV_EAGER or TOYMPI_EV_RENDEZVOUS_PROTO. */
+#define TOYMPI_SEND_TRANSFER(r, protocol)                                                  \
+    (int32_t)(r)->context_id, (r)->dest, (r)->tag, 1, (protocol),                          \
+        (mpitev_count_t)(r)->bytes, (r)->ev_id
+#define TOYMPI_RECV_TRANSFER(r, protocol)                                                  \
+    (int32_t)(r)->context_id, (r)->status.MPI_SOURCE, (r)->status.MPI_TAG, 0, (protocol),  \
+        (mpitev_count_t)(r)->status.toympi_count, (r)->ev_id
 
 #endif

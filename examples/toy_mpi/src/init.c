@@ -162,8 +162,9 @@ int PMPI_Finalize(void)
      * has stopped calling MPI and nothing internal is held, so tool code may call MPI
      * (not finalizing yet: toympi_progress_poll delivers at MPITEV_CB_REQUIRE_NONE). */
     toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
-    /* From here on, a peer closing its connection is expected. */
-    toympi_progress_finalizing();
+    /* From here on, a peer closing its connection is expected, and the drains deliver
+     * at MPITEV_CB_REQUIRE_MPI_RESTRICTED (progress.c). */
+    toympi_g.finalizing = 1;
     toympi_barrier_impl(toympi_comm_get(MPI_COMM_WORLD));
     toympi_transport_finalize();
     toympi_match_finalize();

@@ -1,7 +1,7 @@
 /* matching.c -- the posted-receive and unexpected-message queues, the
  * matching decisions and the matching-engine events (see matching.h).
  *
- * Every toympi_ev_* call in this file is a matching-engine event: engine
+ * Every TOYMPI_RAISE_ENGINE in this file is a matching-engine event: engine
  * source, raised at MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, always buffered
  * (events.h). They run inside a frame handler (the connection's receive state
  * machine sits between a header and its payload) or between a queue update and
@@ -57,9 +57,8 @@ static void posted_unlink(posted_queue_t *q, toympi_request_t *prev, toympi_requ
     q->length--;
 }
 
-/* first posted receive matching an incoming message; removed from q. Inlined into both
- * copies of match_arrival (below): called, it cost the copy without events a call. */
-TOYMPI_EV_BODY toympi_request_t *posted_match(posted_queue_t *q, uint32_t ctx, int src, int tag)
+/* first posted receive matching an incoming message; removed from q */
+static toympi_request_t *posted_match(posted_queue_t *q, uint32_t ctx, int src, int tag)
 {
     toympi_request_t *prev = NULL;
     for (toympi_request_t *r = q->head; r; prev = r, r = r->next_posted) {
@@ -95,10 +94,9 @@ static void unexpected_append(unexpected_queue_t *q, toympi_unexpected_t *u)
     q->length++;
 }
 
-/* first unexpected message matching a receive pattern; removed if remove. Inlined
- * into both copies of match_post, as posted_match. */
-TOYMPI_EV_BODY toympi_unexpected_t *unexpected_match(unexpected_queue_t *q, uint32_t ctx, int src,
-                                             int tag, int remove)
+/* first unexpected message matching a receive pattern; removed if remove */
+static toympi_unexpected_t *unexpected_match(unexpected_queue_t *q, uint32_t ctx, int src, int tag,
+                                             int remove)
 {
     toympi_unexpected_t *prev = NULL;
     for (toympi_unexpected_t *u = q->head; u; prev = u, u = u->next) {
@@ -119,27 +117,24 @@ TOYMPI_EV_BODY toympi_unexpected_t *unexpected_match(unexpected_queue_t *q, uint
     return NULL;
 }
 
-/* -------------------------------------------------- matching decisions
- * Each decision raises three or four events: its body is written once with a constant
- * `ev` and runs as copies (events.h, TOYMPI_EV_BODY): without hooks while no tool
- * listens to anything (one MPITEV_ANY_ENABLED test per call instead of one test per
- * hook), with the raises inlined otherwise, inside one raise section of the engine
- * source for the whole decision (TOYMPI_EV_SECTION), or, when a section cannot be
- * entered (a decision made from a tool's callback), with ordinary raises. */
-TOYMPI_EV_BODY toympi_request_t *match_arrival(uint32_t ctx, int src, int tag, size_t bytes,
-                                               toympi_ux_kind_t kind, int peer_world,
-                                               uint64_t sreq_id, toympi_unexpected_t **ux,
-                                               const int ev)
+/* -------------------------------------------------- matching decisions */
+toympi_request_t *toympi_match_arrival(uint32_t ctx, int src, int tag, size_t bytes,
+                                       toympi_ux_kind_t kind, int peer_world, uint64_t sreq_id,
+                                       toympi_unexpected_t **ux)
 {
     uint64_t seq = ++arrivals;
-    const void *const key = TOYMPI_EV_SECTION_KEY(ev, ctx);
-    TOYMPI_EV_IF(ev, key, message_arrived, ctx, src, tag, bytes, kind == TOYMPI_UX_RTS, seq);
-    TOYMPI_EV_IF(ev, key, search_posted_begin, ctx, src, tag, posted.length, seq);
+    TOYMPI_RAISE_ENGINE(toympi_message_arrived, ctx, (int32_t)ctx, src, tag,
+                        kind == TOYMPI_UX_RTS ? TOYMPI_EV_RENDEZVOUS_PROTO : TOYMPI_EV_EAGER,
+                        (mpitev_count_t)bytes, seq);
+    TOYMPI_RAISE_ENGINE(toympi_search_posted_begin, ctx, (int32_t)ctx, src, tag,
+                        (int32_t)posted.length, -1, seq, 0);
     toympi_request_t *r = posted_match(&posted, ctx, src, tag);
-    TOYMPI_EV_IF(ev, key, search_posted_end, ctx, src, tag, posted.length, seq, r);
+    TOYMPI_RAISE_ENGINE(toympi_search_posted_end, ctx, (int32_t)ctx, src, tag,
+                        (int32_t)posted.length, r != NULL, seq, r ? r->ev_id : 0);
     *ux = NULL;
     if (r) {
-        TOYMPI_EV_IF(ev, key, posted_remove, r, posted.length);
+        TOYMPI_RAISE_ENGINE(toympi_posted_remove, ctx, (int32_t)ctx, r->src, r->tag,
+                            (int32_t)posted.length, r->ev_id);
         return r;
     }
     toympi_unexpected_t *u = toympi_calloc(1, sizeof *u);
@@ -152,65 +147,37 @@ TOYMPI_EV_BODY toympi_request_t *match_arrival(uint32_t ctx, int src, int tag, s
     u->sreq_id = sreq_id;
     u->seq = seq;
     unexpected_append(&unexpected, u);
-    TOYMPI_EV_IF(ev, key, unexpected_insert, u, unexpected.length);
+    TOYMPI_RAISE_ENGINE(toympi_unexpected_insert, ctx, (int32_t)ctx, src, tag,
+                        (int32_t)unexpected.length, (mpitev_count_t)bytes, seq);
     *ux = u;
     return NULL;
 }
-static TOYMPI_EV_NOINLINE toympi_request_t *match_arrival_ev(uint32_t ctx, int src, int tag,
-                                                             size_t bytes, toympi_ux_kind_t kind,
-                                                             int peer_world, uint64_t sreq_id,
-                                                             toympi_unexpected_t **ux)
-{
-    if (!TOYMPI_EV_SECTION_BEGIN())
-        return match_arrival(ctx, src, tag, bytes, kind, peer_world, sreq_id, ux, TOYMPI_EV_ON);
-    toympi_request_t *r = match_arrival(ctx, src, tag, bytes, kind, peer_world, sreq_id, ux,
-                                        TOYMPI_EV_SECTION);
-    TOYMPI_EV_SECTION_END();
-    return r;
-}
-toympi_request_t *toympi_match_arrival(uint32_t ctx, int src, int tag, size_t bytes,
-                                       toympi_ux_kind_t kind, int peer_world, uint64_t sreq_id,
-                                       toympi_unexpected_t **ux)
-{
-    if (MPITEV_ANY_ENABLED())
-        return match_arrival_ev(ctx, src, tag, bytes, kind, peer_world, sreq_id, ux);
-    return match_arrival(ctx, src, tag, bytes, kind, peer_world, sreq_id, ux, TOYMPI_EV_OFF);
-}
 
-TOYMPI_EV_BODY toympi_unexpected_t *match_post(toympi_request_t *r, const int ev)
-{
-    const void *const key = TOYMPI_EV_SECTION_KEY(ev, r->context_id);
-    TOYMPI_EV_IF(ev, key, search_unexpected_begin, r, unexpected.length);
-    toympi_unexpected_t *u = unexpected_match(&unexpected, r->context_id, r->src, r->tag, 1);
-    TOYMPI_EV_IF(ev, key, search_unexpected_end, r, unexpected.length, u);
-    if (!u) {
-        posted_append(&posted, r);
-        TOYMPI_EV_IF(ev, key, posted_insert, r, posted.length);
-        return NULL;
-    }
-    TOYMPI_EV_IF(ev, key, unexpected_remove, u, unexpected.length);
-    return u;
-}
-static TOYMPI_EV_NOINLINE toympi_unexpected_t *match_post_ev(toympi_request_t *r)
-{
-    if (!TOYMPI_EV_SECTION_BEGIN())
-        return match_post(r, TOYMPI_EV_ON);
-    toympi_unexpected_t *u = match_post(r, TOYMPI_EV_SECTION);
-    TOYMPI_EV_SECTION_END();
-    return u;
-}
 toympi_unexpected_t *toympi_match_post(toympi_request_t *r)
 {
-    if (MPITEV_ANY_ENABLED())
-        return match_post_ev(r);
-    return match_post(r, TOYMPI_EV_OFF);
+    const uint32_t ctx = r->context_id;
+    TOYMPI_RAISE_ENGINE(toympi_search_unexpected_begin, ctx, (int32_t)ctx, r->src, r->tag,
+                        (int32_t)unexpected.length, -1, r->ev_id, 0);
+    toympi_unexpected_t *u = unexpected_match(&unexpected, ctx, r->src, r->tag, 1);
+    TOYMPI_RAISE_ENGINE(toympi_search_unexpected_end, ctx, (int32_t)ctx, r->src, r->tag,
+                        (int32_t)unexpected.length, u != NULL, r->ev_id, u ? u->seq : 0);
+    if (!u) {
+        posted_append(&posted, r);
+        TOYMPI_RAISE_ENGINE(toympi_posted_insert, ctx, (int32_t)ctx, r->src, r->tag,
+                            (int32_t)posted.length, r->ev_id);
+        return NULL;
+    }
+    TOYMPI_RAISE_ENGINE(toympi_unexpected_remove, ctx, (int32_t)ctx, u->src, u->tag,
+                        (int32_t)unexpected.length, (mpitev_count_t)u->bytes, u->seq);
+    return u;
 }
 
 int toympi_match_cancel(toympi_request_t *r)
 {
     if (!posted_remove(&posted, r))
         return 0;
-    toympi_ev_posted_remove(r, posted.length);
+    TOYMPI_RAISE_ENGINE(toympi_posted_remove, r->context_id, (int32_t)r->context_id, r->src,
+                        r->tag, (int32_t)posted.length, r->ev_id);
     return 1;
 }
 

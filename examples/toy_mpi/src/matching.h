@@ -11,7 +11,7 @@
  * are FIFO and always searched from the head, which together with FIFO
  * per-peer transport gives the non-overtaking guarantee.
  *
- * Events (events.h hooks, engine source, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE,
+ * Events (TOYMPI_RAISE_ENGINE, events.h: engine source, ASYNC_SIGNAL_SAFE,
  * always buffered): each function below says which it raises, in order.
  * Queue lengths in payloads are the length after the insert or removal. */
 #ifndef TOYMPI_MATCHING_H

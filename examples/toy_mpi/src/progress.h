@@ -16,10 +16,12 @@ typedef enum {
      * without polling: an eager send completes at once, a receive may match a
      * message already in the unexpected queue, a collective ends with such sends
      * (MPI_Send/Ssend/Isend/Issend/Recv/Irecv/Sendrecv, MPI_Cancel, the end of
-     * every collective, MPI_Comm_dup/_split). Also MPI_Finalize, before its
-     * barrier and after the teardown. Without it those events would wait for the
-     * next progress call, and a tool freeing its registration meanwhile would get
-     * them as dropped. */
+     * every collective, MPI_Comm_dup/_split). Also after a call's last API-level
+     * event (coll_end, comm_create, comm_free, cancel, request_free), for the
+     * registrations that buffer it, and in MPI_Finalize, before its barrier and
+     * after the teardown. Without it those events would wait for the next progress
+     * call, and a tool freeing its registration meanwhile would get them as
+     * dropped. */
     TOYMPI_PROGRESS_EXIT = 0,
     /* One non-blocking round of I/O: testing calls (Test, Testall, Iprobe) make
      * progress once and return. */
@@ -35,16 +37,5 @@ typedef enum {
  * nested MPI call could invalidate: tool callbacks run here and may call MPI
  * (see progress.c for the callback safety level). */
 int toympi_progress_poll(toympi_progress_level_t level) TOYMPI_HIDDEN;
-
-/* The end of an MPI call whose last API-level event is raised after its exit poll
- * (coll_end, comm_create of a new communicator, comm_free, cancel, request_free):
- * delivers what registrations that asked for buffering ("mpitev_buffered" = "true")
- * hold, so that it too is delivered by the call's return. Nothing when no API-level
- * event was raised since the API source's last drain (one load and a branch). */
-void toympi_progress_api_exit(void) TOYMPI_HIDDEN;
-
-/* MPI_Finalize's shutdown starts (toympi_g.finalizing set): from here on the drains
- * deliver at MPITEV_CB_REQUIRE_MPI_RESTRICTED (toympi_g.drain_level). */
-void toympi_progress_finalizing(void) TOYMPI_HIDDEN;
 
 #endif

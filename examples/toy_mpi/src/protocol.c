@@ -8,9 +8,9 @@
 #include "transport.h"
 
 /* Matching (the queues, the search, their events) is matching.c's; this file is what
- * happens around it. Every toympi_ev_* call here is a protocol-step event of the engine
- * source (transfer, rendezvous), raised at MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE inside a
- * frame handler or right after a match, always buffered (events.h). */
+ * happens around it. Every TOYMPI_RAISE_ENGINE here is a protocol-step event of the
+ * engine source (transfer, rendezvous), raised at MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE
+ * inside a frame handler or right after a match, always buffered (events.h). */
 
 static uint64_t req_id(const toympi_request_t *r) { return (uint64_t)(uintptr_t)r; }
 static toympi_request_t *req_from_id(uint64_t id) { return (toympi_request_t *)(uintptr_t)id; }
@@ -30,9 +30,11 @@ void toympi_proto_start_send(toympi_request_t *r)
             f->payload = f->owned;
             f->payload_len = r->bytes;
         }
-        toympi_ev_transfer_begin(r, 1, 0);
+        TOYMPI_RAISE_ENGINE(toympi_transfer_begin, r->context_id,
+                            TOYMPI_SEND_TRANSFER(r, TOYMPI_EV_EAGER));
         /* buffered: the send buffer is free again, the request completes */
-        toympi_ev_transfer_end(r, 1, 0);
+        TOYMPI_RAISE_ENGINE(toympi_transfer_end, r->context_id,
+                            TOYMPI_SEND_TRANSFER(r, TOYMPI_EV_EAGER));
         toympi_request_complete(r);
         toympi_transport_send(r->peer_world, f);
         return;
@@ -43,14 +45,18 @@ void toympi_proto_start_send(toympi_request_t *r)
     f->hdr.tag = r->tag;
     f->hdr.bytes = r->bytes;
     f->hdr.sreq = req_id(r);
-    toympi_ev_rendezvous(r, TOYMPI_RNDV_RTS_SENT);
+    TOYMPI_RAISE_ENGINE(toympi_rendezvous, r->context_id, (int32_t)r->context_id,
+                        TOYMPI_RNDV_RTS_SENT, toympi_ev_peer(r), toympi_ev_tag(r),
+                        toympi_ev_bytes(r), r->ev_id);
     toympi_transport_send(r->peer_world, f);
 }
 
 static void on_cts(toympi_conn_t *conn, const toympi_wire_hdr_t *h)
 {
     toympi_request_t *s = req_from_id(h->sreq);
-    toympi_ev_rendezvous(s, TOYMPI_RNDV_CTS_RECEIVED);
+    TOYMPI_RAISE_ENGINE(toympi_rendezvous, s->context_id, (int32_t)s->context_id,
+                        TOYMPI_RNDV_CTS_RECEIVED, toympi_ev_peer(s), toympi_ev_tag(s),
+                        toympi_ev_bytes(s), s->ev_id);
     toympi_frame_t *f = toympi_frame_new(TOYMPI_PKT_DATA);
     f->hdr.context_id = s->context_id;
     f->hdr.src = s->src;
@@ -61,7 +67,8 @@ static void on_cts(toympi_conn_t *conn, const toympi_wire_hdr_t *h)
     f->payload = s->sbuf;
     f->payload_len = s->bytes;
     f->on_sent = s; /* completes the send request once written */
-    toympi_ev_transfer_begin(s, 1, 1);
+    TOYMPI_RAISE_ENGINE(toympi_transfer_begin, s->context_id,
+                        TOYMPI_SEND_TRANSFER(s, TOYMPI_EV_RENDEZVOUS_PROTO));
     toympi_transport_send(conn->peer, f);
 }
 
@@ -86,7 +93,9 @@ static void send_cts(int peer_world, uint64_t sreq, toympi_request_t *r)
     f->hdr.context_id = r->context_id;
     f->hdr.sreq = sreq;
     f->hdr.rreq = req_id(r);
-    toympi_ev_rendezvous(r, TOYMPI_RNDV_CTS_SENT);
+    TOYMPI_RAISE_ENGINE(toympi_rendezvous, r->context_id, (int32_t)r->context_id,
+                        TOYMPI_RNDV_CTS_SENT, toympi_ev_peer(r), toympi_ev_tag(r),
+                        toympi_ev_bytes(r), r->ev_id);
     toympi_transport_send(peer_world, f);
 }
 
@@ -94,7 +103,9 @@ static void recv_done(toympi_conn_t *conn, void *arg)
 {
     (void)conn;
     toympi_request_t *r = arg;
-    toympi_ev_transfer_end(r, 0, r->sync);
+    TOYMPI_RAISE_ENGINE(toympi_transfer_end, r->context_id,
+                        TOYMPI_RECV_TRANSFER(r, r->sync ? TOYMPI_EV_RENDEZVOUS_PROTO
+                                                        : TOYMPI_EV_EAGER));
     toympi_request_complete(r);
 }
 
@@ -108,7 +119,8 @@ static void unexpected_payload_done(toympi_conn_t *conn, void *arg)
     if (r) { /* a receive matched it while the payload was in flight */
         memcpy(r->buf, u->payload, (size_t)r->status.toympi_count);
         toympi_unexpected_free(u);
-        toympi_ev_transfer_end(r, 0, 0);
+        TOYMPI_RAISE_ENGINE(toympi_transfer_end, r->context_id,
+                            TOYMPI_RECV_TRANSFER(r, TOYMPI_EV_EAGER));
         toympi_request_complete(r);
     }
 }
@@ -128,7 +140,8 @@ static void on_envelope(toympi_conn_t *conn, const toympi_wire_hdr_t *h)
             send_cts(conn->peer, h->sreq, r);
             return;
         }
-        toympi_ev_transfer_begin(r, 0, 0);
+        TOYMPI_RAISE_ENGINE(toympi_transfer_begin, r->context_id,
+                            TOYMPI_RECV_TRANSFER(r, TOYMPI_EV_EAGER));
         if (bytes == 0)
             recv_done(conn, r);
         else
@@ -150,7 +163,8 @@ static void on_envelope(toympi_conn_t *conn, const toympi_wire_hdr_t *h)
 static void on_data(toympi_conn_t *conn, const toympi_wire_hdr_t *h)
 {
     toympi_request_t *r = req_from_id(h->rreq);
-    toympi_ev_transfer_begin(r, 0, 1);
+    TOYMPI_RAISE_ENGINE(toympi_transfer_begin, r->context_id,
+                        TOYMPI_RECV_TRANSFER(r, TOYMPI_EV_RENDEZVOUS_PROTO));
     if (h->bytes == 0)
         recv_done(conn, r);
     else
@@ -175,33 +189,7 @@ void toympi_proto_on_header(toympi_conn_t *conn, const toympi_wire_hdr_t *h)
     }
 }
 
-/* The copy of an unexpected eager message's payload into its receive, between its two
- * events. */
-TOYMPI_EV_BODY void proto_recv_copy(toympi_request_t *r, toympi_unexpected_t *u, const int ev)
-{
-    const void *const key = TOYMPI_EV_SECTION_KEY(ev, r->context_id);
-    TOYMPI_EV_IF(ev, key, transfer_begin, r, 0, 0);
-    if (r->status.toympi_count)
-        memcpy(r->buf, u->payload, (size_t)r->status.toympi_count);
-    toympi_unexpected_free(u);
-    TOYMPI_EV_IF(ev, key, transfer_end, r, 0, 0);
-}
-/* The same with hooks, inside the engine source's raise section if it can be entered
- * (TOYMPI_EV_SECTION, events.h): the section starts after toympi_match_post, whose
- * decision has one of its own. */
-TOYMPI_EV_BODY void proto_recv_copy_ev(toympi_request_t *r, toympi_unexpected_t *u)
-{
-    if (!TOYMPI_EV_SECTION_BEGIN()) {
-        proto_recv_copy(r, u, TOYMPI_EV_ON);
-        return;
-    }
-    proto_recv_copy(r, u, TOYMPI_EV_SECTION);
-    TOYMPI_EV_SECTION_END();
-}
-
-/* Two events per receive that finds its message: the split of matching.c
- * (TOYMPI_EV_BODY, events.h), one copy with the raises inlined, one without. */
-TOYMPI_EV_BODY void proto_start_recv(toympi_request_t *r, const int ev)
+void toympi_proto_start_recv(toympi_request_t *r)
 {
     toympi_unexpected_t *u = toympi_match_post(r);
     if (!u)
@@ -213,27 +201,18 @@ TOYMPI_EV_BODY void proto_start_recv(toympi_request_t *r, const int ev)
         toympi_unexpected_free(u);
         return;
     }
+    TOYMPI_RAISE_ENGINE(toympi_transfer_begin, r->context_id,
+                        TOYMPI_RECV_TRANSFER(r, TOYMPI_EV_EAGER));
     if (!u->payload_ready) {
-        u->claimed = r; /* unexpected_payload_done finishes the job */
-        TOYMPI_EV_IF(ev, NULL, transfer_begin, r, 0, 0); /* (never in a section) the rest of the payload goes to r */
+        u->claimed = r; /* the rest of the payload goes to r: unexpected_payload_done */
         return;
     }
-    if (ev)
-        proto_recv_copy_ev(r, u);
-    else
-        proto_recv_copy(r, u, TOYMPI_EV_OFF);
+    if (r->status.toympi_count)
+        memcpy(r->buf, u->payload, (size_t)r->status.toympi_count);
+    toympi_unexpected_free(u);
+    TOYMPI_RAISE_ENGINE(toympi_transfer_end, r->context_id,
+                        TOYMPI_RECV_TRANSFER(r, TOYMPI_EV_EAGER));
     toympi_request_complete(r);
-}
-static TOYMPI_EV_NOINLINE void proto_start_recv_ev(toympi_request_t *r)
-{
-    proto_start_recv(r, TOYMPI_EV_ON);
-}
-void toympi_proto_start_recv(toympi_request_t *r)
-{
-    if (MPITEV_ANY_ENABLED())
-        proto_start_recv_ev(r);
-    else
-        proto_start_recv(r, TOYMPI_EV_OFF);
 }
 
 int toympi_proto_cancel_recv(toympi_request_t *r)

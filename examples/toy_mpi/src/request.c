@@ -80,6 +80,14 @@ void toympi_request_release(toympi_request_t *r)
     free(r);
 }
 
+/* A user request is freed: from MPI_Wait/Test/.../Request_free at API level (the API
+ * source, nothing held: NONE), or, for a request MPI_Request_free detached while active,
+ * when the engine completes it (the engine source, ASYNC_SIGNAL_SAFE). */
+#define RAISE_REQUEST_FREE(r, source, cb_safety)                                           \
+    TOYMPI_RAISE_API(toympi_request_free, (source), toympi_events_ctx_key((r)->context_id), \
+                     (cb_safety), (int32_t)(r)->context_id, toympi_ev_peer(r), toympi_ev_tag(r), \
+                     (r)->kind == TOYMPI_REQ_SEND, (r)->ev_id)
+
 void toympi_request_complete(toympi_request_t *r)
 {
     r->complete = 1;
@@ -87,7 +95,7 @@ void toympi_request_complete(toympi_request_t *r)
         /* The toy's one immediate delivery inside the engine (a registration that asked
          * for it): tool code there may not call MPI, whatever level it registered at. */
         toympi_g.tool_restricted++;
-        toympi_ev_request_free(r, 1);
+        RAISE_REQUEST_FREE(r, &toympi_events_src_engine, MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE);
         toympi_g.tool_restricted--;
         toympi_request_release(r);
     }
@@ -113,10 +121,10 @@ static int finish(MPI_Request *h, toympi_request_t *r, MPI_Status *status)
     int err = r->status.MPI_ERROR;
     if (status != MPI_STATUS_IGNORE)
         *status = r->status;
-    toympi_ev_request_free(r, 0); /* API level (Wait/Test family): nothing held */
+    RAISE_REQUEST_FREE(r, &toympi_events_src_api, MPITEV_CB_REQUIRE_NONE); /* Wait/Test family */
     toympi_request_release(r);
     *h = MPI_REQUEST_NULL;
-    toympi_progress_api_exit(); /* request_free buffered: delivered by the return */
+    toympi_progress_poll(TOYMPI_PROGRESS_EXIT); /* request_free buffered: delivered by the return */
     return err;
 }
 
@@ -337,8 +345,10 @@ int PMPI_Cancel(MPI_Request *request)
      * code in both may not complete r under us */
     r->busy++;
     toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
-    toympi_ev_cancel(r, cancelled, MPITEV_CB_REQUIRE_NONE); /* API exit, nothing held */
-    toympi_progress_api_exit(); /* the cancel buffered: delivered by the return */
+    TOYMPI_RAISE_API(toympi_cancel, &toympi_events_src_api, toympi_events_ctx_key(r->context_id),
+                     MPITEV_CB_REQUIRE_NONE, (int32_t)r->context_id, toympi_ev_peer(r),
+                     toympi_ev_tag(r), cancelled, r->ev_id); /* API exit, nothing held */
+    toympi_progress_poll(TOYMPI_PROGRESS_EXIT); /* the cancel buffered: delivered by the return */
     r->busy--;
     return MPI_SUCCESS;
 }
@@ -351,7 +361,7 @@ int PMPI_Request_free(MPI_Request *request)
         return toympi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Request_free", "NULL argument");
     LOOKUP("MPI_Request_free", *request, r)
     if (r->complete) {
-        toympi_ev_request_free(r, 0); /* API level: nothing held */
+        RAISE_REQUEST_FREE(r, &toympi_events_src_api, MPITEV_CB_REQUIRE_NONE);
         toympi_request_release(r);
     } else {
         /* still active: detach the handle, release on completion */
@@ -360,7 +370,7 @@ int PMPI_Request_free(MPI_Request *request)
         r->user_freed = 1;
     }
     *request = MPI_REQUEST_NULL;
-    toympi_progress_api_exit(); /* request_free buffered: delivered by the return */
+    toympi_progress_poll(TOYMPI_PROGRESS_EXIT); /* request_free buffered: delivered by the return */
     return MPI_SUCCESS;
 }
 TOYMPI_WEAK(Request_free)

@@ -20,7 +20,7 @@
  *   coll.c       collectives on top of internal point-to-point
  *   mpit.c       MPI_T: init/finalize, the mpitev adapter (events, sources),
  *                enums and categories
- *   events.{h,c} MPI_T event types and sources (mpitev), the raise hooks
+ *   events.{h,c} MPI_T event types and sources (mpitev), the raise macros
  */
 #ifndef TOYMPI_INTERNAL_H
 #define TOYMPI_INTERNAL_H
@@ -57,16 +57,12 @@
 typedef struct toympi_global {
     int initialized; /* MPI_Init done */
     int finalized;   /* MPI_Finalize done */
-    int finalizing;  /* inside MPI_Finalize: peer EOF is expected */
+    int finalizing;  /* inside MPI_Finalize's shutdown: peer EOF is expected, and the
+                        drains deliver at MPITEV_CB_REQUIRE_MPI_RESTRICTED */
     int in_tool;     /* tool code (an MPI_T callback) is running inside the library: see
                         TOYMPI_CHECK_INIT and docs/implementors-guide.md section 10 */
     int tool_restricted; /* ... delivered where it may not call MPI at all (inside the
                             engine, at MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE: request.c) */
-    int api_raised;  /* an API-level event was raised since the API source's last drain
-                        (progress.c: only then is that source drained) */
-    int drain_level; /* the progress engine's drain level (progress.c): 0,
-                        MPITEV_CB_REQUIRE_NONE, until MPI_Finalize's shutdown starts,
-                        then MPITEV_CB_REQUIRE_MPI_RESTRICTED (set with finalizing) */
     int world_rank;
     int world_size;
     int thread_level;

@@ -141,7 +141,8 @@ static int flush_conn(toympi_conn_t *c)
         free(f);
         done++;
         if (r) { /* a rendezvous DATA frame: the send is done (engine event, events.h) */
-            toympi_ev_transfer_end(r, 1, 1);
+            TOYMPI_RAISE_ENGINE(toympi_transfer_end, r->context_id,
+                                TOYMPI_SEND_TRANSFER(r, TOYMPI_EV_RENDEZVOUS_PROTO));
             toympi_request_complete(r);
         }
     }
