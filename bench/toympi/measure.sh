@@ -9,7 +9,6 @@
 # Then a ping-pong's wall time, events compiled in (no tool) against compiled out.
 toy_on=$bld/examples/toy_mpi
 toy_off=$bld/toympi-disabled
-toy_tsc=$bld/toympi-inline-tsc
 if [ ! -x "$toy_on/bin/mpicc" ]; then
   echo "toy MPI not built (MPITEV_BUILD_EXAMPLES=OFF): its rows are skipped"
 else
@@ -20,12 +19,8 @@ else
     cmake --build "$1" -j2 --target toympi toympi_mpiexec >/dev/null
   }
   build_toy "$toy_off" MPITEV_DISABLE
-  # and with the TSC clock read in place by the raise, for the row with the sources on
-  # the TSC clock
-  build_toy "$toy_tsc" MPITEV_INLINE_TSC=1
   "$toy_on/bin/mpicc" -O2 -o "$out/bm_on" "$root/bench/toympi/bench_msgs.c"
   "$toy_off/bin/mpicc" -O2 -o "$out/bm_off" "$root/bench/toympi/bench_msgs.c"
-  "$toy_tsc/bin/mpicc" -O2 -o "$out/bm_tsc" "$root/bench/toympi/bench_msgs.c"
   if [ "$short" = 1 ]; then k1=100 k2=200; else k1=1000 k2=2000; fi
   # msg_ir NAME PROGRAM [tool]: instructions per message on rank 1; the tool's counts of
   # callbacks and drops (for K2 - K1 messages) go to $out/NAME.events / .dropped.
@@ -49,9 +44,6 @@ else
   # the same tool with the sources on the TSC clock (TOYMPI_EVENT_CLOCK, events.c)
   tt=$(TOYMPI_EVENT_CLOCK=tsc msg_ir tooltsc "$out/bm_on" tool)
   evt=$(cat "$out/tooltsc.events")
-  # the same, the toy built with MPITEV_INLINE_TSC (its raises read rdtsc in place)
-  ti=$(TOYMPI_EVENT_CLOCK=tsc msg_ir toolitsc "$out/bm_tsc" tool)
-  evi=$(cat "$out/toolitsc.events")
   pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f (%+.0f%%)", a - b, 100 * (a - b) / b }'; }
   table toympi "Toy MPI: instructions per received unexpected message (rank 1, K = $k1 and $k2)" \
     "configuration" "instructions per message" "over MPITEV_DISABLE"
@@ -81,8 +73,6 @@ else
   row toympi "  instructions per delivered event, TSC clock" "$per_evt" "-"
   row toympi "  instructions per delivered event, TSC clock, clock excluded" \
     "$(without_clock "$per_evt" "$(clock_per tooltsc mpitev__tsc_now "$evt")")" "-"
-  row toympi "tool as above, TSC clock read in place (MPITEV_INLINE_TSC)" "$ti" "$(pct "$ti" "$off")"
-  row toympi "  instructions per delivered event, TSC clock read in place" "$(per_event "$ti" "$evi")" "-"
   printf '"compiled out" %s\n"compiled in,\\nno tool" %s\n"empty callbacks,\\nevery type" %s\n"per delivered\\nevent" %s\n' \
     "$off" "$on" "$tl" "$per_ev" >"$out/plot.toympi"
 
