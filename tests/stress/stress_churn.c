@@ -100,15 +100,7 @@ static void *raiser(void *arg) {
         mpitev_source *s = (seq % 3 == 0) ? &src_shared : &src_thread[t];
         int safety = (seq % 2) ? MPITEV_CB_REQUIRE_NONE : MPITEV_CB_REQUIRE_THREAD_SAFE;
         atomic_fetch_add(&started[t], 1);
-        /* Half the raises on the thread's own source run inside a raise section
-         * (section.inc): the set loaded in the section, the continuation's delivery and
-         * the section entered again, against the same churn. */
-        if (s != &src_shared && (seq % 4 == 1 || seq % 4 == 2) && MPITEV_SECTION_BEGIN(s)) {
-            MPITEV_RAISE_IN_SECTION(&ev, s, NULL, safety, &(struct ev_payload){ t, 0, seq });
-            MPITEV_SECTION_END(s);
-        } else {
-            MPITEV_RAISE(&ev, s, NULL, safety, &(struct ev_payload){ t, 0, seq });
-        }
+        MPITEV_RAISE(&ev, s, NULL, safety, &(struct ev_payload){ t, 0, seq });
         atomic_fetch_add(&finished[t], 1);
     }
     return NULL;
