@@ -7,9 +7,10 @@
  *    delivered + dropped == raised on its source;
  *  - per-source order: the witness sees each producer's sequence numbers increasing;
  *  - every free callback runs exactly once (counted frees == free callbacks at the end);
- *  - memory stays bounded: the registry's slots (sampled every 100 ms, every run: at
- *    most SOAK_MAX_SLOTS, a few grace periods' and drains' worth of frees; the
- *    reclamation that fell behind reached 260 k within 30 s) and resident memory (the
+ *  - memory stays bounded: what the library holds through its allocator (a counting
+ *    one, tests/counting_alloc.h; its peak, every run: at most SOAK_MAX_MIB, a few
+ *    grace periods' and drains' worth of frees; the reclamation that fell behind held
+ *    260 k registration slots, hundreds of MiB, within 30 s) and resident memory (the
  *    second half of the run against the first; long runs of 30 s or more only, without
  *    sanitizers).
  * Usage: soak [seconds] (default 2: the CI short mode, run under TSan too). */
@@ -24,6 +25,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../counting_alloc.h"
 
 /* Sanitizers keep shadow memory and quarantines that grow with the allocations made:
  * there the memory bound is reported, not checked. */
@@ -162,15 +165,15 @@ static void *churn_main(void *arg) {
     return NULL;
 }
 
-/* ---- Memory: the registry's slot count (chunks are kept until finalize, so this is
- * its high-water mark) and resident memory. ---- */
-enum { SOAK_MAX_SLOTS = 65536 };
-static uint32_t registry_slots(void) { return atomic_load_explicit(&mpitev__state.nslots, memory_order_acquire); }
-static void *slot_watch_main(void *arg) {
+/* ---- Memory: what the library holds through its allocator (sampled every 100 ms, and
+ * its peak at the end) and resident memory. ---- */
+enum { SOAK_MAX_MIB = 64 };
+static long library_mib(long bytes) { return bytes >> 20; }
+static void *memory_watch_main(void *arg) {
     (void)arg;
     while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
-        uint32_t n = registry_slots();
-        if (n > SOAK_MAX_SLOTS) fail("registry slots above the bound", (long)n, SOAK_MAX_SLOTS);
+        long mib = library_mib(atomic_load(&counting_bytes));
+        if (mib > SOAK_MAX_MIB) fail("library memory above the bound (MiB)", mib, SOAK_MAX_MIB);
         struct timespec ts = { 0, 100000000 };
         nanosleep(&ts, NULL);
     }
@@ -188,7 +191,7 @@ static long rss_kb(void) {
 
 int main(int argc, char **argv) {
     double seconds = argc > 1 ? atof(argv[1]) : 2.0;
-    if (mpitev_init()) return 1;
+    if (mpitev_set_allocator(&counting_allocator) || mpitev_init()) return 1;
     static const char *const names[NSRC] = { "soak_ord1", "soak_ord2", "soak_unord", "soak_sig" };
     for (int s = 0; s < NSRC; s++) {
         mpitev_source_desc d = { .name = names[s],
@@ -222,7 +225,7 @@ int main(int argc, char **argv) {
     rc |= pthread_create(&drain_th, NULL, drainer_main, NULL);
     rc |= pthread_create(&churn_th, NULL, churn_main, NULL);
     pthread_t watch_th;
-    rc |= pthread_create(&watch_th, NULL, slot_watch_main, NULL);
+    rc |= pthread_create(&watch_th, NULL, memory_watch_main, NULL);
     if (rc) fail("pthread_create", rc, 0);
 
     struct timespec half = { (time_t)(seconds / 2), (long)((seconds / 2 - (long)(seconds / 2)) * 1e9) };
@@ -236,7 +239,9 @@ int main(int argc, char **argv) {
     pthread_join(drain_th, NULL);
     pthread_join(churn_th, NULL);
     pthread_join(watch_th, NULL);
-    uint32_t slots_end = registry_slots();
+    long peak_kib = atomic_load(&counting_peak_bytes) >> 10;
+    if (library_mib(atomic_load(&counting_peak_bytes)) > SOAK_MAX_MIB)
+        fail("library memory peak above the bound (MiB)", library_mib(atomic_load(&counting_peak_bytes)), SOAK_MAX_MIB);
     /* Quiescent: deliver what is left, then end the witness (its leftover drops are
      * reported before its free callback). */
     signal(SIGUSR1, SIG_IGN);
@@ -261,8 +266,8 @@ int main(int argc, char **argv) {
      * the allocator's arenas). */
     if (!SOAK_SANITIZED && seconds >= 30 && rss_end - rss_mid > 4096) fail("resident memory grew in the second half (KiB)", rss_mid, rss_end);
     printf("soak: %.0f s, %ld raised (%ld from the signal handler), %ld dropped and reported, all accounted; "
-           "%ld churn frees, %ld churn callbacks; %u registry slots at most; RSS %ld -> %ld KiB\n",
+           "%ld churn frees, %ld churn callbacks; library memory %ld KiB at most; RSS %ld -> %ld KiB\n",
            seconds, total_raised, atomic_load(&raised[S_SIG]), total_dropped, atomic_load(&churn_frees),
-           atomic_load(&churn_events), slots_end, rss_mid, rss_end);
+           atomic_load(&churn_events), peak_kib, rss_mid, rss_end);
     return 0;
 }
