@@ -33,7 +33,8 @@ def drain(s, level=0, events=0, drops=0, frees=0):
     return [DRAIN, m] + pad(events, drops, frees)
 
 def drain_form(s, form, level=0, events=0, drops=0, frees=0):
-    """All records, no count wanted, a valid level: form 1 MPITEV_DRAIN, 2 MPITEV_DRAIN_PACED."""
+    """All records, no count wanted, a valid level: form 1 MPITEV_DRAIN, 2 the paced drain
+    (the due check, then mpitev_source_drain at every fourth due poll)."""
     m = next(m for m in range(192, 256) if m % 3 == s and m // 8 % 5 == level)
     return [DRAIN, m, form] + pad(events, drops, frees)
 
@@ -46,12 +47,12 @@ def free(h, cb=True, events=0, drops=0, frees=0):
 def progress(level=0, drops=0, frees=0):
     return [PROGRESS, level] + pad(0, drops, frees)
 
-SECTION = 0xfb  # op_raise_section: a byte of its own, outside the opcodes' modulo
+RUN = 0xfb  # op_raise_run: a byte of its own, outside the opcodes' modulo
 
-def section(s, raises):
-    """A raise section on source s (0: fz_ordered, the one that enters one) with the
-    raises (type, obj, level) inside; callbacks of immediate deliveries need pads after."""
-    return [SECTION, s + 3 * len(raises)] + [t + 5 * obj + 10 * lv for (t, obj, lv) in raises]
+def run(s, raises):
+    """A run of raises (type, obj, level) on source s; callbacks of immediate deliveries
+    need pads after."""
+    return [RUN, s + 3 * len(raises)] + [t + 5 * obj + 10 * lv for (t, obj, lv) in raises]
 
 FAIL_OK, FAIL_ALL = [FAIL, 0], [FAIL, 2]
 def fail_nth(k):
@@ -87,9 +88,9 @@ seeds = {
     'gen_levels_and_drops': alloc(0, 'false') + register(0, 2) + dropped(0) + raise_(0, 0, 0) +
                             pad(1) + raise_(0, 0, 3) + pad(0, 1) + raise_(0, 0, 1) + pad(1),
     'gen_full_ring': alloc(0, 'true') + register(0) + dropped(0) + burst(0, 0, 20) + drain(0, events=8, drops=1),
-    # The inline drains: on source 0 (8 records, a pacing budget of 2) a paced poll calls
-    # at once with records waiting; the next, with nothing new, spends its step; a record
-    # raised then goes to the plain check; the poll after calls, its budget spent.
+    # The progress engine's drain forms on source 0: paced polls (one due poll in four
+    # drains) and MPITEV_DRAIN in turn; whatever the paced polls leave, a later drain
+    # delivers.
     'gen_paced_drain': alloc(0, 'true') + register(0) + burst(0, 0, 3) + drain_form(0, 2, events=3) +
                        drain_form(0, 2) + raise_(0, 0) + drain_form(0, 1, events=1) + drain_form(0, 2),
     'gen_big_payload': alloc(3, 'true') + register(0) + dropped(0) + burst(3, 2, 3) + drain(2, drops=1),
@@ -104,23 +105,22 @@ seeds = {
     'gen_queries': [GET_NUM, 0, GET_INDEX, 1, GET_INDEX, 6, SOURCE_QUERY, 3, 0xff, 4, 4, SOURCE_QUERY, 0xff, 9, 0,
                     0, 0, NATIVE_QUERY, 0, 3, NATIVE_QUERY, 3, 0xfe, 200, 3, NATIVE_QUERY, 7, 250, 1, 2, 3, 4, 5,
                     6, 7, 8, BAD_DECLARE, 0, BAD_DECLARE, 12, BAD_DECLARE, 30, CATEGORY, 1, 2],
-    # Raise sections (MPITEV_SECTION_BEGIN / END): buffered records of four types and a
-    # bound one in place, then drained.
-    'sec_buffered': alloc(0, 'true') + register(0) + alloc(3, 'true') + register(1) + alloc(1, 'true', obj=1) +
-                    register(2) + section(0, [(0, 0, 0), (3, 0, 0), (2, 0, 0), (1, 1, 0), (4, 0, 0), (0, 0, 3)]) +
+    # Runs of raises on one source (the byte of the raise sections' operation, removed):
+    # buffered records of four types and a bound one, then drained.
+    'run_buffered': alloc(0, 'true') + register(0) + alloc(3, 'true') + register(1) + alloc(1, 'true', obj=1) +
+                    register(2) + run(0, [(0, 0, 0), (3, 0, 0), (2, 0, 0), (1, 1, 0), (4, 0, 0), (0, 0, 3)]) +
                     drain(0, events=3),
-    # An immediate registration: each raise in the section runs the set's continuation
-    # (the callback), whose ops raise again on the same source (a section there is not
-    # entered: ordinary raises, the nested path), then the section is entered again.
-    'sec_immediate': alloc(0, 'false') + register(0) + [SECTION, 0 + 3 * 3, 0, 0, 1, SECTION, 0 + 3 * 2, 0, 0, 0, 0,
+    # An immediate registration: each raise in the run runs the callback, whose ops
+    # raise again on the same source (nested raises).
+    'run_immediate': alloc(0, 'false') + register(0) + [RUN, 0 + 3 * 3, 0, 0, 1, RUN, 0 + 3 * 2, 0, 0, 0, 0,
                      0, 0, 0, 0, 0, 0, 0] + drain(0),
-    # A full ring inside a section (capacity 8): the drops counted, reported by the drain.
-    'sec_full_ring': alloc(0, 'true') + register(0) + dropped(0) + section(0, [(0, 0, 0)] * 12) +
+    # A run that fills the ring (capacity 8): the drops counted, reported by the drain.
+    'run_full_ring': alloc(0, 'true') + register(0) + dropped(0) + run(0, [(0, 0, 0)] * 12) +
                      drain(0, events=8, drops=1),
-    # Callbacks inside a section finalize MPI_T: a finalize/init pair, then the tool's
+    # Callbacks of a run's raises finalize MPI_T: a finalize/init pair, then the tool's
     # last MPI_T_finalize while MPI goes on (its registrations stay; MPI_T calls in the
-    # next callbacks fail); the section's raises go on.
-    'sec_t_finalize_in_callback': alloc(0, 'false') + register(0) + [SECTION, 0 + 3 * 3, 0, 0, 1, T_CYCLE, 1, 0, 0, 1,
+    # next callbacks fail); the run's raises go on.
+    'run_t_finalize_in_callback': alloc(0, 'false') + register(0) + [RUN, 0 + 3 * 3, 0, 0, 1, T_CYCLE, 1, 0, 0, 1,
                                   T_CYCLE, 4, 0, 0, 0] + drain(0),
 }
 
