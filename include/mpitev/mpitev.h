@@ -35,46 +35,14 @@
  *                              from a nested callback is dropped and counted.
  *   MPITEV_CACHE_LINE          [all TUs, same value]  Cache line size used to separate
  *                              producer and consumer counters (default 64).
- *   MPITEV_PACE_POLLS          [implementation TU, read when a source is declared]
- *                              The longest run of due polls after which
- *                              MPITEV_DRAIN_PACED calls the drain (default 64, at least
- *                              1; 1: every due poll calls). Records and polls spend one
- *                              budget, a quarter of the ring: it also calls once a
- *                              quarter of the ring waits.
- *   MPITEV_RAISE_INLINE        [per TU]  1 (default): MPITEV_RAISE writes the common
- *                              buffered record (ordered source, declared payload struct)
- *                              in place at the raise site, ~40 instructions of code per
- *                              raise site in its cold branch. 0: every enabled raise calls
- *                              the out-of-line mpitev__raise (smaller code, ~30 more
- *                              instructions per buffered raise).
- *   MPITEV_INLINE_TSC          [per TU; x86-64 with GCC or clang, else ignored]  0
- *                              (default): the in-place raise reads the source's clock
- *                              through its now() pointer. 1: only sources on
- *                              mpitev_clock_tsc() take the in-place raise, and it reads
- *                              rdtsc there, without a call: a raise function with no call
- *                              on its usual path saves no register and sets up no frame
- *                              (~20 instructions less per buffered raise than the TSC
- *                              through now()). Ordered sources on another clock then
- *                              always take the out-of-line raise: define it where the
- *                              MPI puts its ordered sources on the TSC clock.
  *   MPITEV_DISABLE             [per TU; usually the whole MPI]  Compile the events out
- *                              (as NVTX_DISABLE does): MPITEV_RAISE, MPITEV_RAISE_EVENT(_EMPTY),
- *                              MPITEV_ENABLED (always 0), MPITEV_DRAIN,
- *                              MPITEV_DRAIN_CHECKED, MPITEV_DRAIN_PACED, the _IN_SECTION
- *                              raises and MPITEV_SECTION_END expand to nothing
- *                              (MPITEV_DRAIN_DUE, MPITEV_DRAIN_PACED_DUE,
- *                              MPITEV_ANY_DRAIN_DUE and MPITEV_SECTION_BEGIN to 0)
- *                              that runs: no argument is evaluated and no symbol is
- *                              referenced (the arguments are only type-checked, inside
- *                              sizeof). Declarations, queries, registrations, the
- *                              out-of-line functions and the adapter work as usual: a tool
- *                              sees every type and source, and nothing is ever raised.
- *                              Undefined by default. A progress engine drains with
- *                              MPITEV_DRAIN (and tests MPITEV_DRAIN_DUE) so that its
- *                              drain calls vanish too. clang
- *                              flags a static (not inline) function that only raise
- *                              arguments call (-Wunneeded-internal-declaration): make it
- *                              static inline or mark it unused.
+ *                              (as NVTX_DISABLE does): the raises and MPITEV_DRAIN expand
+ *                              to nothing, MPITEV_ENABLED, MPITEV_ANY_ENABLED,
+ *                              MPITEV_DRAIN_DUE and MPITEV_ANY_DRAIN_DUE to 0. No argument
+ *                              is evaluated and no symbol referenced (the arguments are
+ *                              only type-checked, inside sizeof). Declarations, queries,
+ *                              registrations and the adapter work as usual: a tool sees
+ *                              every type and source, and nothing is ever raised.
  *   MPITEV_TLS_DYNAMIC         [implementation TU]  Undefined by default: the thread-local
  *                              delivery depth, read and written by every drain and
  *                              delivery, uses the initial-exec TLS model (a load from the
@@ -125,15 +93,6 @@
  *   msg_arrived_declare((mpitev_type_desc){ .desc = "...", ... });  // after mpitev_init
  *   MPITEV_RAISE_EVENT(msg_arrived, &src_main, comm_key, MPITEV_CB_REQUIRE_THREAD_SAFE,
  *                      comm->id, src, tag, size);
- *
- * Several raises in a row on one ordered source (a matching decision) can share one
- * raise section (detail/section.inc): cheaper per raise, the same instances.
- *
- *   if (MPITEV_SECTION_BEGIN(&src_main)) {
- *       MPITEV_RAISE_EVENT_IN_SECTION(msg_arrived, &src_main, comm_key, level, ...);
- *       ...                                          // more _IN_SECTION raises
- *       MPITEV_SECTION_END(&src_main);
- *   } else { ... the same raises with MPITEV_RAISE_EVENT ... }
  */
 #ifndef MPITEV_MPITEV_H
 #define MPITEV_MPITEV_H
@@ -153,7 +112,6 @@
 #include "detail/objects.inc"
 #include "detail/api.inc"
 #include "detail/raise.inc"
-#include "detail/section.inc"
 #include "detail/event.inc"
 #undef MPITEV__INSIDE
 
