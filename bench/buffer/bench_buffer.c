@@ -32,32 +32,11 @@ __attribute__((noinline)) void bench_cb(const mpitev_instance *i, mpitev_reg r, 
             __asm__ volatile("" ::: "memory");                                         \
         }                                                                              \
     }
-/* The same raises in raise sections of 4 (section.inc): one MPITEV_SECTION_BEGIN / END
- * per 4 raises, written out so that the loop steps as the others do, per raise. */
-#define SECTION_RAISE(src, j)                                                          \
-    do {                                                                               \
-        MPITEV_RAISE_IN_SECTION(&ev_msg, (src), NULL, MPITEV_CB_REQUIRE_THREAD_SAFE,   \
-                                &BENCH_MSG(j));                                        \
-        __asm__ volatile("" ::: "memory");                                             \
-    } while (0)
-#define RAISE_SECTION_CHUNK(name, src)                                                 \
-    __attribute__((noinline)) void name(int n) {                                       \
-        for (int i = 0; i < n; i += 4) {                                               \
-            if (!MPITEV_SECTION_BEGIN(src)) abort();                                   \
-            SECTION_RAISE(src, i);                                                     \
-            SECTION_RAISE(src, i + 1);                                                 \
-            SECTION_RAISE(src, i + 2);                                                 \
-            SECTION_RAISE(src, i + 3);                                                 \
-            MPITEV_SECTION_END(src);                                                   \
-        }                                                                              \
-    }
 /* The same loop without the raise (bench_msg.h), subtracted from the raises. */
 BENCH_BASELINE(bench_baseline_a)
 BENCH_BASELINE(bench_baseline_b)
 RAISE_CHUNK(bench_raise_ordered_a, &src_o)
 RAISE_CHUNK(bench_raise_ordered_b, &src_o)
-RAISE_SECTION_CHUNK(bench_raise_section_a, &src_o)
-RAISE_SECTION_CHUNK(bench_raise_section_b, &src_o)
 RAISE_CHUNK(bench_raise_unordered_a, &src_u)
 RAISE_CHUNK(bench_raise_unordered_b, &src_u)
 RAISE_CHUNK(bench_raise_tsc_a, &src_tsc)
@@ -76,12 +55,6 @@ __attribute__((noinline)) int bench_drain_u_a(mpitev_source *s) {
 __attribute__((noinline)) int bench_drain_u_b(mpitev_source *s) {
     return mpitev_source_drain(s, CHUNK, MPITEV_CB_REQUIRE_NONE, NULL);
 }
-
-/* bench_outofline.c: the same raise compiled with MPITEV_RAISE_INLINE 0. */
-void bench_raise_ooline_a(mpitev_type *t, mpitev_source *s, int n);
-void bench_raise_ooline_b(mpitev_type *t, mpitev_source *s, int n);
-static void ooline_a(int n) { bench_raise_ooline_a(&ev_msg, &src_o, n); }
-static void ooline_b(int n) { bench_raise_ooline_b(&ev_msg, &src_o, n); }
 
 /* The drains pass NULL for the count, as a progress engine does; the callback counter
  * checks that nothing was lost. */
@@ -123,10 +96,6 @@ int main(int argc, char **argv) {
     /* N in the *_a functions, 2N in the *_b ones; the drain pair on the ordered source. */
     run(bench_raise_ordered_a, bench_drain_a, &src_o, n);
     run(bench_raise_ordered_b, bench_drain_b, &src_o, 2 * n);
-    run(ooline_a, bench_drain_a, &src_o, n);
-    run(ooline_b, bench_drain_b, &src_o, 2 * n);
-    run(bench_raise_section_a, bench_drain_a, &src_o, n);
-    run(bench_raise_section_b, bench_drain_b, &src_o, 2 * n);
     run(bench_raise_unordered_a, bench_drain_u_a, &src_u, n);
     run(bench_raise_unordered_b, bench_drain_u_b, &src_u, 2 * n);
     if (tsc) {

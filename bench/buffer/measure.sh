@@ -9,27 +9,22 @@ f=$out/buffer
 nb=$(awk '{ print $1; exit }' "$out/buffer.txt")          # N (rounded up to a chunk)
 ncb=$(awk '{ print $6; exit }' "$out/buffer.txt")         # callbacks run
 tsc=$(awk '{ print $9; exit }' "$out/buffer.txt")         # yes / no
-# Clock reads: one per raise on the monotonic sources (ordered in place, ordered out of
-# line, ordered in sections, unordered: N + 2N each).
-clk=$(awk -v a="$(incl_ir "$f" mpitev__clock_monotonic_now)" -v n="$nb" 'BEGIN { printf "%.2f", a / (12 * n) }')
+# Clock reads: one per raise on the monotonic sources (ordered, unordered: N + 2N each).
+clk=$(awk -v a="$(incl_ir "$f" mpitev__clock_monotonic_now)" -v n="$nb" 'BEGIN { printf "%.2f", a / (6 * n) }')
 cb=$(awk -v a="$(incl_ir "$f" bench_cb)" -v n="$ncb" 'BEGIN { printf "%.2f", a / n }')
 bl=$(per "$(incl_ir "$f" bench_baseline_b)" "$(incl_ir "$f" bench_baseline_a)" "$nb")
 net() { awk -v a="$1" -v b="$bl" 'BEGIN { printf "%.2f", a - b }'; }
 ro=$(net "$(per "$(incl_ir "$f" bench_raise_ordered_b)" "$(incl_ir "$f" bench_raise_ordered_a)" "$nb")")
-roo=$(net "$(per "$(incl_ir "$f" bench_raise_ooline_b)" "$(incl_ir "$f" bench_raise_ooline_a)" "$nb")")
-rs=$(net "$(per "$(incl_ir "$f" bench_raise_section_b)" "$(incl_ir "$f" bench_raise_section_a)" "$nb")")
 ru=$(net "$(per "$(incl_ir "$f" bench_raise_unordered_b)" "$(incl_ir "$f" bench_raise_unordered_a)" "$nb")")
 row buffer "loop + payload values, no raise (subtracted)" "$bl"
 row buffer "clock read, CLOCK_MONOTONIC (vDSO not seen)" "$clk"
 row buffer "buffered raise, ordered, incl. clock" "$ro"
 row buffer "buffered raise, ordered, without clock" "$(awk -v a="$ro" -v c="$clk" 'BEGIN { printf "%.2f", a - c }')"
-row buffer "  same, MPITEV_RAISE_INLINE 0, without clock" "$(awk -v a="$roo" -v c="$clk" 'BEGIN { printf "%.2f", a - c }')"
-row buffer "  same, 4 raises per raise section (MPITEV_SECTION_BEGIN / END), per raise, without clock" "$(awk -v a="$rs" -v c="$clk" 'BEGIN { printf "%.2f", a - c }')"
 row buffer "buffered raise, unordered, incl. clock" "$ru"
 row buffer "buffered raise, unordered, without clock" "$(awk -v a="$ru" -v c="$clk" 'BEGIN { printf "%.2f", a - c }')"
-k=3
+k=1
 if [ "$tsc" = yes ]; then
-  k=4
+  k=2
   tclk=$(awk -v a="$(incl_ir "$f" mpitev__tsc_now)" -v n="$nb" 'BEGIN { printf "%.2f", a / (3 * n) }')
   row buffer "clock read, TSC (mpitev_clock_tsc)" "$tclk"
   row buffer "buffered raise, ordered, TSC clock" \
