@@ -9,7 +9,7 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-sh cmake/prereqs.sh gcc g++ libc6-dev make cmake pkg-config libcmocka-dev clang libclang-rt-14-dev \
+sh cmake/prereqs.sh gcc g++ libc6-dev make cmake pkg-config libcmocka-dev pmccabe clang libclang-rt-14-dev \
   libmpich-dev mpich libopen-trace-format2-dev otf2-tools valgrind gnuplot-nox
 jobs=${JOBS:-2}
 
