@@ -1,12 +1,11 @@
 /* mpitev inside a library loaded with dlopen after the program's threads exist (a tool
  * or a language runtime that loads the MPI late): every thread, the ones that predate
- * the library too, starts with its whole delivery room (the thread-local that counts
- * the delivery levels a thread may still enter starts at MPITEV_MAX_DEPTH, from the TLS
- * block's initial image, which the loader copies into the static TLS of existing
- * threads as well). Checked by behaviour: on an old thread,
- * the main thread and a new thread, a raise whose callback raises again is delivered
- * at both levels (MPITEV_MAX_DEPTH 2), and one more level is dropped and reported. A
- * room that started at 0 on some thread would drop that thread's instances at once. */
+ * the library too, starts at delivery depth 0 (the thread-local's initial image, which
+ * the loader copies into the static TLS of existing threads as well). Checked by
+ * behaviour: on an old thread, the main thread and a new thread, a raise whose callback
+ * raises again is delivered at both levels (MPITEV_MAX_DEPTH 2), and one more level is
+ * dropped and reported. A depth that started wrong on some thread would drop that
+ * thread's instances at once, or deliver one level too many. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <setjmp.h>

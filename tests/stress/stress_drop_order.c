@@ -1,10 +1,10 @@
 /* Stress: a lost instance is reported before the next delivered one, with the drainer
- * racing the producer on a small ring (docs/reliability.md; the gate of impl_ring.inc).
+ * racing the producer on a small ring (docs/reliability.md; the drain's batch
+ * boundaries, impl_drain.inc).
  *
  * One producer thread raises sequence numbers 0..N-1 into an ordered source of 16
- * records; one drainer thread drains it (MPITEV_DRAIN and mpitev_source_drain in turn,
- * so that the one-record drain, whose only check for drops is the gate, runs most of
- * the time), pausing now and then so that the ring fills and raises are dropped. The
+ * records; one drainer thread drains it (MPITEV_DRAIN and mpitev_source_drain in turn),
+ * pausing now and then so that the ring fills and raises are dropped. The
  * registration buffers, with a dropped handler; both callbacks run on the drainer.
  *
  * Checked at every delivery: the drops reported so far cover the sequence numbers
