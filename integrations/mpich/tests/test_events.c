@@ -573,8 +573,8 @@ int main(int argc, char **argv)
         CHECK_EQ(regs[R_P_ENQ].nrec, 0);
     }
     /* ---- 4. a tool that attaches while messages wait in the unexpected queue. Nobody
-     * listens now: the queues do not keep their lengths (mpidig_recvq.h), so the first
-     * event after the registration must count the queue again (the listen epoch moved). */
+     * listens now: the lengths its events report must count the messages that were queued
+     * while nobody listened. */
     if (queues) {
         /* unexpected_insert, unexpected_remove on MPI_COMM_WORLD; tags above MPICH's
          * internal ones (its collectives' messages are MPI_COMM_WORLD's too) */
