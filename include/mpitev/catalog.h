@@ -310,8 +310,4 @@ enum mpitev_catalog_sync {
         return mpitev__rc;                                                                  \
     }
 
-/* The catalogue's callback safety level of an entry, for an MPI's tests and tables:
- * MPITEV_CATALOG_LEVEL(level) of the entry's level column. */
-#define MPITEV_CATALOG_LEVEL(level) MPITEV_CB_REQUIRE_##level
-
 #endif /* MPITEV_CATALOG_H */

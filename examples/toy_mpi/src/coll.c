@@ -154,7 +154,7 @@ static void begin(toympi_comm_t *c, int op)
     toympi_comm_hold(c);
     c->coll_seq++;
     TOYMPI_RAISE_API(toympi_coll_begin, &toympi_events_src_api, TOYMPI_EV_KEY(c),
-                     MPITEV_CB_REQUIRE_NONE, op, (int32_t)c->context_id, c->rank, c->size,
+                     MPITEV_CB_REQUIRE_NONE, op, c->rank, c->size,
                      (int32_t)c->coll_seq);
 }
 
@@ -163,7 +163,7 @@ static int finish(const char *fn, int op, MPI_Comm comm, toympi_comm_t *c, int r
     /* API exit: the collective's engine events are delivered before its coll_end */
     toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
     TOYMPI_RAISE_API(toympi_coll_end, &toympi_events_src_api, TOYMPI_EV_KEY(c),
-                     MPITEV_CB_REQUIRE_NONE, op, (int32_t)c->context_id, c->rank, c->size,
+                     MPITEV_CB_REQUIRE_NONE, op, c->rank, c->size,
                      (int32_t)c->coll_seq);
     if (rc) /* through the communicator's handler (MPI_COMM_WORLD's if freed meanwhile) */
         rc = toympi_err(comm, rc, fn, "collective failed (mismatched arguments?)");

@@ -81,9 +81,8 @@ static toympi_comm_t *comm_new(int fixed_index, uint32_t ctx, int rank, int size
     return c;
 }
 
-/* The payload of comm_create and comm_free (TOYMPI_L_COMM, events.h). */
-#define COMM_EVENT_PAYLOAD(c)                                                              \
-    (int32_t)(c)->context_id, (c)->rank, (c)->size, (int32_t)toympi_comm_handle(c)
+/* The payload of comm_create and comm_free (MPITEV_CATALOG_L_COMM). */
+#define COMM_EVENT_PAYLOAD(c) (c)->ev_key, (c)->ev_parent_key, (c)->rank, (c)->size
 
 /* cb_safety: of the comm_free event (events.h). Its callbacks see the communicator
  * complete (slot, context id and handle still taken); an operation they start on it
@@ -91,7 +90,7 @@ static toympi_comm_t *comm_new(int fixed_index, uint32_t ctx, int rank, int size
 static void comm_delete(toympi_comm_t *c, int cb_safety)
 {
     c->releasing = 1;
-    TOYMPI_RAISE_API(toympi_comm_free, &toympi_events_src_api, TOYMPI_EV_KEY(c), cb_safety,
+    TOYMPI_RAISE_API(comm_free, &toympi_events_src_api, TOYMPI_EV_KEY(c), cb_safety,
                      COMM_EVENT_PAYLOAD(c));
     ctx_mark(c->context_id, 0);
     toympi_events_ctx_bind(c->context_id, NULL);
@@ -122,9 +121,9 @@ int toympi_comm_init_world(void)
     s->world_ranks[0] = toympi_g.world_rank;
     strcpy(s->name, "MPI_COMM_SELF");
     /* inside MPI_Init: MPI is not usable yet, so a callback may not call it */
-    TOYMPI_RAISE_API(toympi_comm_create, &toympi_events_src_api, TOYMPI_EV_KEY(w),
+    TOYMPI_RAISE_API(comm_create, &toympi_events_src_api, TOYMPI_EV_KEY(w),
                      MPITEV_CB_REQUIRE_MPI_RESTRICTED, COMM_EVENT_PAYLOAD(w));
-    TOYMPI_RAISE_API(toympi_comm_create, &toympi_events_src_api, TOYMPI_EV_KEY(s),
+    TOYMPI_RAISE_API(comm_create, &toympi_events_src_api, TOYMPI_EV_KEY(s),
                      MPITEV_CB_REQUIRE_MPI_RESTRICTED, COMM_EVENT_PAYLOAD(s));
     return MPI_SUCCESS;
 }
@@ -184,15 +183,17 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 }
 TOYMPI_WEAK(Comm_rank)
 
-/* The end of MPI_Comm_dup/_split: the engine's events, then comm_create (complete,
- * nothing held: NONE). Its callbacks may free the new communicator (through the handle in
- * the payload) or call MPI: the handle is stored first and nothing is read after. */
-static void publish_new(toympi_comm_t *n, MPI_Comm *newcomm)
+/* The end of MPI_Comm_dup/_split on parent: the engine's events, then comm_create
+ * (complete, nothing held: NONE), bound to the parent, the communicator a tool could
+ * have registered on (the new one has no registration yet). Its callbacks may call MPI,
+ * even free the new communicator: the handle is stored first and nothing is read after. */
+static void publish_new(uint64_t parent_key, toympi_comm_t *n, MPI_Comm *newcomm)
 {
     *newcomm = toympi_comm_handle(n);
+    n->ev_parent_key = parent_key; /* the parent may be gone: tool code may have freed it */
     toympi_comm_hold(n);
     toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
-    TOYMPI_RAISE_API(toympi_comm_create, &toympi_events_src_api, TOYMPI_EV_KEY(n),
+    TOYMPI_RAISE_API(comm_create, &toympi_events_src_api, (const void *)(uintptr_t)parent_key,
                      MPITEV_CB_REQUIRE_NONE, COMM_EVENT_PAYLOAD(n));
     toympi_comm_unhold(n);
     toympi_progress_poll(TOYMPI_PROGRESS_EXIT); /* comm_create (and a comm_free) buffered */
@@ -212,11 +213,12 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return rc;
     }
     toympi_comm_t *n = comm_new(0, ctx, c->rank, c->size);
+    const uint64_t parent_key = c->ev_key;
     memcpy(n->world_ranks, c->world_ranks, (size_t)c->size * sizeof(int));
     n->errhandler = c->errhandler;
     toympi_errhandler_ref(n->errhandler);
     toympi_comm_unhold(c);
-    publish_new(n, newcomm);
+    publish_new(parent_key, n, newcomm);
     return MPI_SUCCESS;
 }
 TOYMPI_WEAK(Comm_dup)
@@ -269,7 +271,7 @@ static int split(toympi_comm_t *c, MPI_Comm comm, int color, int key, MPI_Comm *
     toympi_errhandler_ref(nc->errhandler);
     free(e);
     free(all);
-    publish_new(nc, newcomm);
+    publish_new(c->ev_key, nc, newcomm);
     return MPI_SUCCESS;
 }
 

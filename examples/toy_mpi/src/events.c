@@ -1,7 +1,8 @@
 /* events.c -- toy_mpi's MPI_T event types and sources, declared with mpitev.
  *
  * What is raised where, and at which callback safety level, is in events.h, whose
- * TOYMPI_EVENTS table is the only place an event type is spelled. This file defines the
+ * TOYMPI_EVENTS list (the catalogue's families and the toy's own types) is the only
+ * place an event type is named. This file defines the
  * type objects and declares them from that table, declares the two sources, and lists
  * the categories. The MPI_T entry points are in mpit.c (the adapter). */
 #include "events.h"
@@ -14,10 +15,12 @@
 mpitev_source toympi_events_src_api;
 mpitev_source toympi_events_src_engine;
 
-/* One definition per type (NAME_type and NAME_declare). */
-#define TOYMPI__EVENT_DEFINE(name, layout, flags, verbosity, category, text)               \
-    MPITEV_EVENT_DEFINE(name)
-TOYMPI_EVENTS(TOYMPI__EVENT_DEFINE)
+/* One definition per type (NAME_type and NAME_declare), and per list a function that
+ * declares its types in list order with a category (catalog.h, MPITEV_CATALOG_DEFINE). */
+MPITEV_CATALOG_DEFINE(TOYMPI_EVENTS_P2P, declare_p2p)
+MPITEV_CATALOG_DEFINE(TOYMPI_EVENTS_RMA, declare_rma)
+MPITEV_CATALOG_DEFINE(TOYMPI_EVENTS_COLL, declare_coll)
+MPITEV_CATALOG_DEFINE(TOYMPI_EVENTS_OBJECTS, declare_objects)
 
 /* The engine raises several records per message and is drained at every progress poll
  * and API exit (progress.c): 4096 records hold a few hundred unprogressed messages (a
@@ -63,14 +66,17 @@ static const mpitev_clock *event_clock(void)
  * The toy has no control or performance variables, so its MPI_T categories are exactly
  * these, in this order (indices never change). Every type names one of them. */
 #define TOYMPI_CAT_P2P "toympi_p2p"
+#define TOYMPI_CAT_RMA "toympi_rma"
 #define TOYMPI_CAT_COLL "toympi_coll"
-#define TOYMPI_CAT_COMM "toympi_comm"
+#define TOYMPI_CAT_OBJECTS "toympi_objects"
 static const toympi_category_t categories[] = {
     {TOYMPI_CAT_P2P, "point-to-point: message arrival and matching (posted and unexpected "
-                     "queues), eager and rendezvous protocols, data transfer, request cancel "
-                     "and free"},
+                     "queues), eager and rendezvous protocols, data transfer, request "
+                     "completion, cancel and free"},
+    {TOYMPI_CAT_RMA, "one-sided communication: operations, locks and synchronization on "
+                     "windows"},
     {TOYMPI_CAT_COLL, "collective operations: begin and end of each collective call"},
-    {TOYMPI_CAT_COMM, "communicator management: creation and free"},
+    {TOYMPI_CAT_OBJECTS, "communicators and windows: creation and free"},
 };
 #define N(a) (int)(sizeof a / sizeof a[0])
 int toympi_events_num_categories(void) { return N(categories); }
@@ -103,19 +109,16 @@ static int declare_sources(void)
     });
 }
 
-/* Every type of the table, in table order (their MPI_T indices), bound to MPI_Comm. */
+/* Every type, in TOYMPI_EVENTS order (their MPI_T indices). */
 static int declare_types(void)
 {
-    int rc = MPITEV_SUCCESS;
-#define TOYMPI__EVENT_DECLARE(name, layout, type_flags, verb, cat, text)                    \
-    if (rc == MPITEV_SUCCESS)                                                             \
-        rc = name##_declare((mpitev_type_desc){.desc = text,                              \
-                                               .verbosity = MPITEV_VERBOSITY_##verb,       \
-                                               .bind = MPITEV_BIND_MPI_COMM,              \
-                                               .category = TOYMPI_CAT_##cat,              \
-                                               .flags = (type_flags)});
-    TOYMPI_EVENTS(TOYMPI__EVENT_DECLARE)
-#undef TOYMPI__EVENT_DECLARE
+    int rc = declare_p2p(TOYMPI_CAT_P2P);
+    if (rc == MPITEV_SUCCESS)
+        rc = declare_rma(TOYMPI_CAT_RMA);
+    if (rc == MPITEV_SUCCESS)
+        rc = declare_coll(TOYMPI_CAT_COLL);
+    if (rc == MPITEV_SUCCESS)
+        rc = declare_objects(TOYMPI_CAT_OBJECTS);
     return rc;
 }
 

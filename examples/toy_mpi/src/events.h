@@ -1,14 +1,19 @@
-/* events.h -- toy_mpi's MPI_T events: the one table that declares them, and the two
+/* events.h -- toy_mpi's MPI_T events: the one list that declares them, and the two
  * macros that raise them.
  *
- * ADDING AN EVENT TYPE: add one line to TOYMPI_EVENTS below (and, for a new payload
- * layout, one TOYMPI_L_* list next to the others), then raise it where it happens with
- * TOYMPI_RAISE_ENGINE or TOYMPI_RAISE_API (mpitev's MPITEV_RAISE_EVENT, at the end of
- * this file). Everything else
- * is generated from the table by mpitev's event macros (docs/implementors-guide.md,
- * "Declaring an event once"): the payload struct, the element list checked against it,
+ * The events are mpitev's event catalogue (include/mpitev/catalog.h,
+ * docs/event-catalogue.md): the names, payloads and bindings every MPI that vendors
+ * mpitev raises, so a tool reads the toy exactly as it reads MPICH or Open MPI. The toy
+ * raises every catalogue family, plus three types of its own (toympi_ prefix).
+ *
+ * ADDING AN EVENT TYPE: add one EV(...) line to TOYMPI_EVENTS below (a catalogue entry,
+ * MPITEV_CAT_<NAME>(EV), or a toy-only one in the same format with a TOYMPI_L_* payload
+ * list next to the others), then raise it where it happens with TOYMPI_RAISE_ENGINE or
+ * TOYMPI_RAISE_API (mpitev's MPITEV_RAISE_EVENT, at the end of this file). Everything
+ * else is generated from the list by mpitev's macros (catalog.h's MPITEV_CATALOG_TYPES
+ * and MPITEV_CATALOG_DEFINE): the payload struct, the element list checked against it,
  * the element-name enum tools read (MPI_T_enum_get_item), the type object, its
- * declaration at init (events.c) with the category, verbosity and flags of the line, and
+ * declaration at init (events.c) with the verbosity, binding and flags of the line, and
  * a typed raise whose arguments are evaluated only when a tool listens.
  *
  * Two sources (docs/implementors-guide.md section 9 walks through the reasoning):
@@ -18,9 +23,10 @@
  *                              raised here deliver immediately, by default at
  *                              MPITEV_CB_REQUIRE_NONE (the tool may call MPI).
  *   toympi_events_src_engine   "toympi_progress": the progress and matching engine (frame
- *                              handlers, posted/unexpected queues, protocol steps), also
- *                              when an MPI call such as MPI_Irecv enters it. Raised with
- *                              queues or the receive state machine half-updated, so at
+ *                              handlers, posted/unexpected queues, protocol steps, the
+ *                              one-sided target and origin), also when an MPI call such
+ *                              as MPI_Irecv enters it. Raised with queues or the receive
+ *                              state machine half-updated, so at
  *                              MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, and always buffered
  *                              (MPITEV_TYPE_ALWAYS_BUFFERED types, buffered_by_default
  *                              source); toympi_progress_poll (progress.c) drains it where
@@ -29,71 +35,34 @@
  * Both are MPITEV_SOURCE_ORDERED: toy_mpi provides at most MPI_THREAD_SERIALIZED and has
  * no progress thread, so one control flow at a time raises on each of them.
  *
- * Bound object: every type binds to MPI_Comm. The key is the communicator's ev_key, a
- * number assigned at creation and never reused (MPI_COMM_WORLD 1, MPI_COMM_SELF 2), so a
- * registration on a freed communicator never matches a later one, and a tool can register
- * on the predefined communicators before MPI_Init. Matching-engine events find the
- * communicator from the context id (collective traffic, context id + 1, belongs to the
- * same communicator; the payload's context_id tells the two apart). */
+ * Bound object: a communicator's ev_key (or a window's, for the one-sided family and
+ * win_free), a number assigned at creation and never reused (MPI_COMM_WORLD 1,
+ * MPI_COMM_SELF 2), so a registration on a freed object never matches a later one, and a
+ * tool can register on the predefined communicators before MPI_Init. Matching-engine
+ * events find the communicator from the context id (collective traffic, context id + 1,
+ * belongs to the same communicator). comm_create and win_create are bound to the parent
+ * communicator (catalog.h, "objects"). */
 #ifndef TOYMPI_EVENTS_H
 #define TOYMPI_EVENTS_H
 
 #include "toympi_internal.h"
 
-#include <mpitev/mpitev.h>
+#include <mpitev/catalog.h>
 
 #include "matching.h"
 
-/* ------------------------------------------------------------------ payload layouts
- * One list of (C type, element name, datatype) per layout; several types may share one.
- * Request ids are per-process numbers (toympi_request_t.ev_id, never reused); seq
- * numbers count arrived envelopes. */
-#define TOYMPI_L_ARRIVED(X)                                                                \
-    X(int32_t, context_id, MPITEV_DTYPE_INT32) X(int32_t, source, MPITEV_DTYPE_INT32)       \
-    X(int32_t, tag, MPITEV_DTYPE_INT32) X(int32_t, protocol, MPITEV_DTYPE_INT32)            \
-    X(mpitev_count_t, bytes, MPITEV_DTYPE_COUNT) X(uint64_t, seq, MPITEV_DTYPE_UINT64)
-#define TOYMPI_L_SEARCH_POSTED(X)                                                          \
-    X(int32_t, context_id, MPITEV_DTYPE_INT32) X(int32_t, source, MPITEV_DTYPE_INT32)       \
-    X(int32_t, tag, MPITEV_DTYPE_INT32) X(int32_t, queue_length, MPITEV_DTYPE_INT32)        \
-    X(int32_t, found, MPITEV_DTYPE_INT32) X(uint64_t, seq, MPITEV_DTYPE_UINT64)             \
-    X(uint64_t, request_id, MPITEV_DTYPE_UINT64)
-#define TOYMPI_L_SEARCH_UNEXPECTED(X)                                                      \
-    X(int32_t, context_id, MPITEV_DTYPE_INT32) X(int32_t, source, MPITEV_DTYPE_INT32)       \
-    X(int32_t, tag, MPITEV_DTYPE_INT32) X(int32_t, queue_length, MPITEV_DTYPE_INT32)        \
-    X(int32_t, found, MPITEV_DTYPE_INT32) X(uint64_t, request_id, MPITEV_DTYPE_UINT64)      \
-    X(uint64_t, seq, MPITEV_DTYPE_UINT64)
-#define TOYMPI_L_POSTED(X)                                                                 \
-    X(int32_t, context_id, MPITEV_DTYPE_INT32) X(int32_t, source, MPITEV_DTYPE_INT32)       \
-    X(int32_t, tag, MPITEV_DTYPE_INT32) X(int32_t, queue_length, MPITEV_DTYPE_INT32)        \
-    X(uint64_t, request_id, MPITEV_DTYPE_UINT64)
-#define TOYMPI_L_UNEXPECTED(X)                                                             \
-    X(int32_t, context_id, MPITEV_DTYPE_INT32) X(int32_t, source, MPITEV_DTYPE_INT32)       \
-    X(int32_t, tag, MPITEV_DTYPE_INT32) X(int32_t, queue_length, MPITEV_DTYPE_INT32)        \
-    X(mpitev_count_t, bytes, MPITEV_DTYPE_COUNT) X(uint64_t, seq, MPITEV_DTYPE_UINT64)
-#define TOYMPI_L_TRANSFER(X)                                                               \
-    X(int32_t, context_id, MPITEV_DTYPE_INT32) X(int32_t, peer, MPITEV_DTYPE_INT32)         \
-    X(int32_t, tag, MPITEV_DTYPE_INT32) X(int32_t, is_send, MPITEV_DTYPE_INT32)             \
-    X(int32_t, protocol, MPITEV_DTYPE_INT32) X(mpitev_count_t, bytes, MPITEV_DTYPE_COUNT)   \
-    X(uint64_t, request_id, MPITEV_DTYPE_UINT64)
+/* ------------------------------------------------------------ toy-only payloads
+ * Request ids are per-process numbers (toympi_request_t.ev_id, never reused). */
 #define TOYMPI_L_RENDEZVOUS(X)                                                             \
-    X(int32_t, context_id, MPITEV_DTYPE_INT32) X(int32_t, step, MPITEV_DTYPE_INT32)         \
-    X(int32_t, peer, MPITEV_DTYPE_INT32) X(int32_t, tag, MPITEV_DTYPE_INT32)                \
-    X(mpitev_count_t, bytes, MPITEV_DTYPE_COUNT) X(uint64_t, request_id, MPITEV_DTYPE_UINT64)
-#define TOYMPI_L_CANCEL(X)                                                                 \
-    X(int32_t, context_id, MPITEV_DTYPE_INT32) X(int32_t, peer, MPITEV_DTYPE_INT32)         \
-    X(int32_t, tag, MPITEV_DTYPE_INT32) X(int32_t, cancelled, MPITEV_DTYPE_INT32)           \
-    X(uint64_t, request_id, MPITEV_DTYPE_UINT64)
+    X(mpitev_count_t, bytes, MPITEV_DTYPE_COUNT) X(uint64_t, request_id, MPITEV_DTYPE_UINT64) \
+    X(int32_t, step, MPITEV_DTYPE_INT32) X(int32_t, peer, MPITEV_DTYPE_INT32)               \
+    X(int32_t, tag, MPITEV_DTYPE_INT32)
 #define TOYMPI_L_REQUEST_FREE(X)                                                           \
-    X(int32_t, context_id, MPITEV_DTYPE_INT32) X(int32_t, peer, MPITEV_DTYPE_INT32)         \
-    X(int32_t, tag, MPITEV_DTYPE_INT32) X(int32_t, is_send, MPITEV_DTYPE_INT32)             \
-    X(uint64_t, request_id, MPITEV_DTYPE_UINT64)
+    X(uint64_t, request_id, MPITEV_DTYPE_UINT64) X(int32_t, peer, MPITEV_DTYPE_INT32)       \
+    X(int32_t, tag, MPITEV_DTYPE_INT32) X(int32_t, is_send, MPITEV_DTYPE_INT32)
 #define TOYMPI_L_COLL(X)                                                                   \
-    X(int32_t, op, MPITEV_DTYPE_INT32) X(int32_t, context_id, MPITEV_DTYPE_INT32)           \
-    X(int32_t, rank, MPITEV_DTYPE_INT32) X(int32_t, size, MPITEV_DTYPE_INT32)               \
-    X(int32_t, seq, MPITEV_DTYPE_INT32)
-#define TOYMPI_L_COMM(X)                                                                   \
-    X(int32_t, context_id, MPITEV_DTYPE_INT32) X(int32_t, rank, MPITEV_DTYPE_INT32)         \
-    X(int32_t, size, MPITEV_DTYPE_INT32) X(int32_t, handle, MPITEV_DTYPE_INT32)
+    X(int32_t, op, MPITEV_DTYPE_INT32) X(int32_t, rank, MPITEV_DTYPE_INT32)                 \
+    X(int32_t, size, MPITEV_DTYPE_INT32) X(int32_t, seq, MPITEV_DTYPE_INT32)
 
 /* Collectives, the op element of coll_begin / coll_end (numbers, not names: a tool can
  * size every element from its MPI datatype, which it cannot do for text). */
@@ -107,81 +76,41 @@ enum {
     "5 MPI_Gatherv, 6 MPI_Scatter, 7 MPI_Scatterv, 8 MPI_Allgather, 9 MPI_Alltoall"
 
 /* ------------------------------------------------------------------ the event types
- * In declaration order, which is their MPI_T event index:
- *   EV(name, payload layout, flags, verbosity, category, description)
- * flags: MPITEV_TYPE_ALWAYS_BUFFERED for the engine's types (raised where no tool code
- * may run), 0 for API-level ones. Verbosity: MPITEV_VERBOSITY_<...>. Category: a
- * TOYMPI_CAT_* name (events.c lists the categories). */
-#define TOYMPI_EVENTS(EV)                                                                  \
-    EV(toympi_message_arrived, TOYMPI_L_ARRIVED, MPITEV_TYPE_ALWAYS_BUFFERED, TUNER_DETAIL, \
-       P2P, "a message envelope (eager message or rendezvous request-to-send) arrived "    \
-            "from a peer and is about to be matched; protocol 0 eager, 1 rendezvous; seq " \
-            "numbers arrivals")                                                           \
-    EV(toympi_search_posted_begin, TOYMPI_L_SEARCH_POSTED, MPITEV_TYPE_ALWAYS_BUFFERED,    \
-       MPIDEV_DETAIL, P2P,                                                                \
-       "start of the search of the posted-receive queue for an arrived message "          \
-       "(queue_length entries; found is -1)")                                             \
-    EV(toympi_search_posted_end, TOYMPI_L_SEARCH_POSTED, MPITEV_TYPE_ALWAYS_BUFFERED,      \
-       MPIDEV_DETAIL, P2P,                                                                \
-       "end of the search of the posted-receive queue: found 1 and the matched receive's " \
-       "request_id, or found 0 (the message becomes unexpected)")                         \
-    EV(toympi_search_unexpected_begin, TOYMPI_L_SEARCH_UNEXPECTED,                         \
-       MPITEV_TYPE_ALWAYS_BUFFERED, MPIDEV_DETAIL, P2P,                                   \
-       "start of the search of the unexpected-message queue for a receive being posted "  \
-       "(source and tag are the receive's pattern; found is -1)")                         \
-    EV(toympi_search_unexpected_end, TOYMPI_L_SEARCH_UNEXPECTED,                           \
-       MPITEV_TYPE_ALWAYS_BUFFERED, MPIDEV_DETAIL, P2P,                                   \
-       "end of the search of the unexpected-message queue: found 1 and the message's "    \
-       "seq, or found 0 (the receive is posted)")                                         \
-    EV(toympi_posted_insert, TOYMPI_L_POSTED, MPITEV_TYPE_ALWAYS_BUFFERED, MPIDEV_DETAIL,  \
-       P2P, "a receive was appended to the posted-receive queue (queue_length after)")    \
-    EV(toympi_posted_remove, TOYMPI_L_POSTED, MPITEV_TYPE_ALWAYS_BUFFERED, MPIDEV_DETAIL,  \
-       P2P, "a receive left the posted-receive queue: matched or cancelled "              \
-            "(queue_length after)")                                                       \
-    EV(toympi_unexpected_insert, TOYMPI_L_UNEXPECTED, MPITEV_TYPE_ALWAYS_BUFFERED,         \
-       MPIDEV_DETAIL, P2P,                                                                \
-       "an arrived message matched no posted receive and was appended to the "            \
-       "unexpected-message queue (queue_length after)")                                   \
-    EV(toympi_unexpected_remove, TOYMPI_L_UNEXPECTED, MPITEV_TYPE_ALWAYS_BUFFERED,         \
-       MPIDEV_DETAIL, P2P,                                                                \
-       "a message left the unexpected-message queue: a receive matched it "               \
-       "(queue_length after)")                                                            \
-    EV(toympi_transfer_begin, TOYMPI_L_TRANSFER, MPITEV_TYPE_ALWAYS_BUFFERED, TUNER_DETAIL, \
-       P2P, "payload movement of a request starts (is_send tells the side; protocol 0 "    \
-            "eager, 1 rendezvous; bytes: message size, or bytes delivered to the receive " \
-            "buffer)")                                                                    \
-    EV(toympi_transfer_end, TOYMPI_L_TRANSFER, MPITEV_TYPE_ALWAYS_BUFFERED, TUNER_DETAIL,  \
-       P2P, "payload movement of a request is complete (eager send: copied out; receive: " \
-            "in the buffer; rendezvous send: DATA frame written)")                        \
-    EV(toympi_rendezvous, TOYMPI_L_RENDEZVOUS, MPITEV_TYPE_ALWAYS_BUFFERED, TUNER_DETAIL,  \
-       P2P, "rendezvous handshake step: 0 request-to-send sent, 1 request-to-send matched " \
-            "and clear-to-send sent, 2 clear-to-send received by the sender")             \
-    EV(toympi_cancel, TOYMPI_L_CANCEL, 0, USER_DETAIL, P2P,                                \
-       "MPI_Cancel on a request: cancelled 1 if a posted receive was removed, 0 otherwise " \
-       "(sends are never cancelled)")                                                     \
-    EV(toympi_request_free, TOYMPI_L_REQUEST_FREE, 0, USER_DETAIL, P2P,                    \
+ * In declaration order, which is their MPI_T event index. The entry format is the
+ * catalogue's: EV(name, payload layout, binding, flags, verbosity, safety level,
+ * description). The toy-only ones: */
+#define TOYMPI_EV_RENDEZVOUS(EV)                                                           \
+    EV(toympi_rendezvous, TOYMPI_L_RENDEZVOUS, MPI_COMM, MPITEV_TYPE_ALWAYS_BUFFERED,      \
+       TUNER_DETAIL, ASYNC_SIGNAL_SAFE,                                                    \
+       "rendezvous handshake step: 0 request-to-send sent, 1 request-to-send matched and " \
+       "clear-to-send sent, 2 clear-to-send received by the sender")
+#define TOYMPI_EV_REQUEST_FREE(EV)                                                         \
+    EV(toympi_request_free, TOYMPI_L_REQUEST_FREE, MPI_COMM, 0, USER_DETAIL, NONE,         \
        "a user request was freed (completed by the Wait/Test family, MPI_Request_free, or " \
-       "completion after MPI_Request_free)")                                              \
-    EV(toympi_coll_begin, TOYMPI_L_COLL, 0, USER_BASIC, COLL,                              \
+       "completion after MPI_Request_free)")
+#define TOYMPI_EV_COLL(EV)                                                                 \
+    EV(toympi_coll_begin, TOYMPI_L_COLL, MPI_COMM, 0, USER_BASIC, NONE,                    \
        "a collective operation starts on the communicator (seq: collectives started on "  \
        "it so far; " TOYMPI_COLL_OPS_TEXT ")")                                            \
-    EV(toympi_coll_end, TOYMPI_L_COLL, 0, USER_BASIC, COLL,                                \
-       "a collective operation finished on the communicator (" TOYMPI_COLL_OPS_TEXT ")")  \
-    EV(toympi_comm_create, TOYMPI_L_COMM, 0, USER_BASIC, COMM,                             \
-       "a communicator was created (MPI_Init for the predefined ones, MPI_Comm_dup, "     \
-       "MPI_Comm_split); handle: its MPI_Comm value")                                     \
-    EV(toympi_comm_free, TOYMPI_L_COMM, 0, USER_BASIC, COMM,                               \
-       "a communicator is about to be freed (MPI_Comm_free, or MPI_Finalize for the "     \
-       "remaining ones)")
+    EV(toympi_coll_end, TOYMPI_L_COLL, MPI_COMM, 0, USER_BASIC, NONE,                      \
+       "a collective operation finished on the communicator (" TOYMPI_COLL_OPS_TEXT ")")
+
+/* All of them, in four MPI_T categories (events.c declares each list with its own). */
+#define TOYMPI_EVENTS_P2P(EV)                                                              \
+    MPITEV_CATALOG_MATCHING(EV) MPITEV_CATALOG_TRANSFER(EV) TOYMPI_EV_RENDEZVOUS(EV)       \
+    TOYMPI_EV_REQUEST_FREE(EV)
+#define TOYMPI_EVENTS_RMA(EV) MPITEV_CATALOG_ONESIDED(EV)
+#define TOYMPI_EVENTS_COLL(EV) TOYMPI_EV_COLL(EV)
+#define TOYMPI_EVENTS_OBJECTS(EV) MPITEV_CATALOG_OBJECTS(EV)
+#define TOYMPI_EVENTS(EV)                                                                  \
+    TOYMPI_EVENTS_P2P(EV) TOYMPI_EVENTS_RMA(EV) TOYMPI_EVENTS_COLL(EV) TOYMPI_EVENTS_OBJECTS(EV)
 
 /* Everything mpitev generates per type: struct NAME_payload, NAME_type, NAME_declare and
  * the typed raise behind MPITEV_RAISE_EVENT(NAME, ...). */
-#define TOYMPI__EVENT_TYPE(name, layout, flags, verbosity, category, text)                \
-    MPITEV_EVENT_TYPE(name, layout)
-TOYMPI_EVENTS(TOYMPI__EVENT_TYPE)
+MPITEV_CATALOG_TYPES(TOYMPI_EVENTS)
 
 /* Their number. */
-#define TOYMPI__EVENT_ONE(name, layout, flags, verbosity, category, text) +1
+#define TOYMPI__EVENT_ONE(name, layout, bind, flags, verbosity, level, text) +1
 enum { TOYMPI_EV_NUM_TYPES = 0 TOYMPI_EVENTS(TOYMPI__EVENT_ONE) };
 
 /* ------------------------------------------------------------ sources and lifecycle */
@@ -259,10 +188,19 @@ const toympi_category_t *toympi_events_category(int i) TOYMPI_HIDDEN;
     } while (0)
 
 /* ---------------------------------------------------------------------- payload values */
-enum { TOYMPI_EV_EAGER = 0, TOYMPI_EV_RENDEZVOUS_PROTO = 1 };
-
-/* Rendezvous steps. */
+/* Rendezvous steps (toympi_rendezvous). */
 enum { TOYMPI_RNDV_RTS_SENT = 0, TOYMPI_RNDV_CTS_SENT = 1, TOYMPI_RNDV_CTS_RECEIVED = 2 };
+
+/* The catalogue's wildcard: a receive pattern's MPI_ANY_SOURCE (-2 in the toy) and
+ * MPI_ANY_TAG are MPITEV_CATALOG_ANY (-1) in every payload. */
+static inline int32_t toympi_ev_source(int src)
+{
+    return src == MPI_ANY_SOURCE ? MPITEV_CATALOG_ANY : src;
+}
+static inline int32_t toympi_ev_tag_of(int tag)
+{
+    return tag == MPI_ANY_TAG ? MPITEV_CATALOG_ANY : tag;
+}
 
 /* Peer of a request in its communicator: the destination of a send; the matched source
  * of a receive once matched (else the receive pattern). */
@@ -270,31 +208,28 @@ static inline int32_t toympi_ev_peer(const toympi_request_t *r)
 {
     if (r->kind == TOYMPI_REQ_SEND)
         return r->dest;
-    return r->status.MPI_SOURCE != MPI_ANY_SOURCE ? r->status.MPI_SOURCE : r->src;
+    return toympi_ev_source(r->status.MPI_SOURCE != MPI_ANY_SOURCE ? r->status.MPI_SOURCE : r->src);
 }
 static inline int32_t toympi_ev_tag(const toympi_request_t *r)
 {
     if (r->kind == TOYMPI_REQ_RECV && r->status.MPI_TAG != MPI_ANY_TAG)
         return r->status.MPI_TAG;
-    return r->tag;
+    return toympi_ev_tag_of(r->tag);
 }
-/* Bytes of a request: a send's message size, or what a matched receive gets. */
+/* Bytes of a request: a send's message size; a receive's capacity until it matched
+ * (recv_posted), then what it got (0 if cancelled). */
 static inline mpitev_count_t toympi_ev_bytes(const toympi_request_t *r)
 {
-    if (r->kind == TOYMPI_REQ_SEND)
+    if (r->kind == TOYMPI_REQ_SEND ||
+        (r->status.MPI_SOURCE == MPI_ANY_SOURCE && !r->status.toympi_cancelled))
         return (mpitev_count_t)r->bytes;
     return (mpitev_count_t)r->status.toympi_count;
 }
 
-/* The payload of transfer_begin / transfer_end (TOYMPI_L_TRANSFER) for a send request r,
- * and for a receive r, which always has its match by then (set_recv_status, protocol.c):
- * peer and tag are the matched message's, bytes those delivered into the buffer.
- * protocol: TOYMPI_EV_EAGER or TOYMPI_EV_RENDEZVOUS_PROTO. */
-#define TOYMPI_SEND_TRANSFER(r, protocol)                                                  \
-    (int32_t)(r)->context_id, (r)->dest, (r)->tag, 1, (protocol),                          \
-        (mpitev_count_t)(r)->bytes, (r)->ev_id
-#define TOYMPI_RECV_TRANSFER(r, protocol)                                                  \
-    (int32_t)(r)->context_id, (r)->status.MPI_SOURCE, (r)->status.MPI_TAG, 0, (protocol),  \
-        (mpitev_count_t)(r)->status.toympi_count, (r)->ev_id
+/* The payload of the catalogue's request layout (MPITEV_CATALOG_L_REQUEST: send_posted,
+ * recv_posted, transfer_begin/_end, request_complete) for request r. */
+#define TOYMPI_EV_REQUEST(r)                                                               \
+    toympi_ev_bytes(r), (r)->ev_id, toympi_ev_peer(r), toympi_ev_tag(r),                    \
+        (int32_t)((r)->kind == TOYMPI_REQ_SEND)
 
 #endif

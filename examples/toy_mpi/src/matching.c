@@ -117,24 +117,56 @@ static toympi_unexpected_t *unexpected_match(unexpected_queue_t *q, uint32_t ctx
     return NULL;
 }
 
+/* ------------------------------------------------ messages ahead of their communicator
+ * A message may arrive before this process has created its communicator (the sender
+ * created it first): its context id has no key yet, and an event raised now would reach
+ * no registration. A tool can only register on the communicator once it exists, so
+ * while someone listens to the arrival events such a message is marked, and its
+ * message_arrived and unexpected_insert are raised when the communicator first looks at
+ * the unexpected queue (a receive posted or a probe on it), before that search's events
+ * (docs/event-catalogue.md, "Semantics"). Nothing of this runs when nobody listens. */
+static size_t orphans; /* unexpected entries marked ev_orphan */
+
+static int arrival_events_wanted(void)
+{
+    return MPITEV_ENABLED(&message_arrived_type) || MPITEV_ENABLED(&unexpected_insert_type);
+}
+
+static void raise_unexpected_insert(const toympi_unexpected_t *u)
+{
+    TOYMPI_RAISE_ENGINE(unexpected_insert, u->context_id, (mpitev_count_t)u->bytes, u->seq,
+                        u->src, u->tag, (int32_t)unexpected.length);
+}
+
+/* The communicator of ctx exists now: raise what its early messages missed. */
+static void raise_orphans(uint32_t ctx)
+{
+    for (toympi_unexpected_t *u = unexpected.head; u && orphans > 0; u = u->next) {
+        if (u->ev_orphan && u->context_id / 2 == ctx / 2) {
+            u->ev_orphan = 0;
+            orphans--;
+            TOYMPI_RAISE_ENGINE(message_arrived, u->context_id, (mpitev_count_t)u->bytes, u->seq,
+                                u->src, u->tag);
+            raise_unexpected_insert(u);
+        }
+    }
+}
+
 /* -------------------------------------------------- matching decisions */
 toympi_request_t *toympi_match_arrival(uint32_t ctx, int src, int tag, size_t bytes,
                                        toympi_ux_kind_t kind, int peer_world, uint64_t sreq_id,
                                        toympi_unexpected_t **ux)
 {
     uint64_t seq = ++arrivals;
-    TOYMPI_RAISE_ENGINE(toympi_message_arrived, ctx, (int32_t)ctx, src, tag,
-                        kind == TOYMPI_UX_RTS ? TOYMPI_EV_RENDEZVOUS_PROTO : TOYMPI_EV_EAGER,
-                        (mpitev_count_t)bytes, seq);
-    TOYMPI_RAISE_ENGINE(toympi_search_posted_begin, ctx, (int32_t)ctx, src, tag,
-                        (int32_t)posted.length, -1, seq, 0);
+    TOYMPI_RAISE_ENGINE(message_arrived, ctx, (mpitev_count_t)bytes, seq, src, tag);
+    TOYMPI_RAISE_ENGINE(search_posted_begin, ctx, seq, 0, src, tag, (int32_t)posted.length, -1);
     toympi_request_t *r = posted_match(&posted, ctx, src, tag);
-    TOYMPI_RAISE_ENGINE(toympi_search_posted_end, ctx, (int32_t)ctx, src, tag,
-                        (int32_t)posted.length, r != NULL, seq, r ? r->ev_id : 0);
+    TOYMPI_RAISE_ENGINE(search_posted_end, ctx, seq, r ? r->ev_id : 0, src, tag,
+                        (int32_t)posted.length, r != NULL);
     *ux = NULL;
     if (r) {
-        TOYMPI_RAISE_ENGINE(toympi_posted_remove, ctx, (int32_t)ctx, r->src, r->tag,
-                            (int32_t)posted.length, r->ev_id);
+        TOYMPI_RAISE_ENGINE(posted_remove, ctx, r->ev_id, toympi_ev_source(r->src),
+                            toympi_ev_tag_of(r->tag), (int32_t)posted.length);
         return r;
     }
     toympi_unexpected_t *u = toympi_calloc(1, sizeof *u);
@@ -147,8 +179,11 @@ toympi_request_t *toympi_match_arrival(uint32_t ctx, int src, int tag, size_t by
     u->sreq_id = sreq_id;
     u->seq = seq;
     unexpected_append(&unexpected, u);
-    TOYMPI_RAISE_ENGINE(toympi_unexpected_insert, ctx, (int32_t)ctx, src, tag,
-                        (int32_t)unexpected.length, (mpitev_count_t)bytes, seq);
+    if (arrival_events_wanted() && toympi_events_ctx_key(ctx) == NULL) {
+        u->ev_orphan = 1; /* its communicator does not exist here yet */
+        orphans++;
+    }
+    raise_unexpected_insert(u);
     *ux = u;
     return NULL;
 }
@@ -156,19 +191,21 @@ toympi_request_t *toympi_match_arrival(uint32_t ctx, int src, int tag, size_t by
 toympi_unexpected_t *toympi_match_post(toympi_request_t *r)
 {
     const uint32_t ctx = r->context_id;
-    TOYMPI_RAISE_ENGINE(toympi_search_unexpected_begin, ctx, (int32_t)ctx, r->src, r->tag,
-                        (int32_t)unexpected.length, -1, r->ev_id, 0);
+    if (orphans > 0)
+        raise_orphans(ctx);
+    const int32_t src = toympi_ev_source(r->src), tag = toympi_ev_tag_of(r->tag);
+    TOYMPI_RAISE_ENGINE(search_unexpected_begin, ctx, 0, r->ev_id, src, tag,
+                        (int32_t)unexpected.length, -1);
     toympi_unexpected_t *u = unexpected_match(&unexpected, ctx, r->src, r->tag, 1);
-    TOYMPI_RAISE_ENGINE(toympi_search_unexpected_end, ctx, (int32_t)ctx, r->src, r->tag,
-                        (int32_t)unexpected.length, u != NULL, r->ev_id, u ? u->seq : 0);
+    TOYMPI_RAISE_ENGINE(search_unexpected_end, ctx, u ? u->seq : 0, r->ev_id, src, tag,
+                        (int32_t)unexpected.length, u != NULL);
     if (!u) {
         posted_append(&posted, r);
-        TOYMPI_RAISE_ENGINE(toympi_posted_insert, ctx, (int32_t)ctx, r->src, r->tag,
-                            (int32_t)posted.length, r->ev_id);
+        TOYMPI_RAISE_ENGINE(posted_insert, ctx, r->ev_id, src, tag, (int32_t)posted.length);
         return NULL;
     }
-    TOYMPI_RAISE_ENGINE(toympi_unexpected_remove, ctx, (int32_t)ctx, u->src, u->tag,
-                        (int32_t)unexpected.length, (mpitev_count_t)u->bytes, u->seq);
+    TOYMPI_RAISE_ENGINE(unexpected_remove, ctx, (mpitev_count_t)u->bytes, u->seq, u->src, u->tag,
+                        (int32_t)unexpected.length);
     return u;
 }
 
@@ -176,13 +213,15 @@ int toympi_match_cancel(toympi_request_t *r)
 {
     if (!posted_remove(&posted, r))
         return 0;
-    TOYMPI_RAISE_ENGINE(toympi_posted_remove, r->context_id, (int32_t)r->context_id, r->src,
-                        r->tag, (int32_t)posted.length, r->ev_id);
+    TOYMPI_RAISE_ENGINE(posted_remove, r->context_id, r->ev_id, toympi_ev_source(r->src),
+                        toympi_ev_tag_of(r->tag), (int32_t)posted.length);
     return 1;
 }
 
 const toympi_unexpected_t *toympi_match_probe(uint32_t ctx, int src, int tag)
 {
+    if (orphans > 0)
+        raise_orphans(ctx);
     return unexpected_match(&unexpected, ctx, src, tag, 0);
 }
 
@@ -207,6 +246,7 @@ void toympi_match_finalize(void)
     }
     unexpected.tail = NULL;
     unexpected.length = 0;
+    orphans = 0;
     posted.head = posted.tail = NULL;
     posted.length = 0;
 }

@@ -35,6 +35,8 @@ typedef struct toympi_unexpected {
     int payload_ready; /* eager: all payload bytes have arrived */
     toympi_request_t *claimed; /* receive that matched while payload in flight */
     uint64_t seq;      /* arrival number (MPI_T events) */
+    int ev_orphan;     /* arrived before its communicator existed here, while a tool
+                          listened: arrival events not raised yet (matching.c) */
     struct toympi_unexpected *next;
 } toympi_unexpected_t;
 

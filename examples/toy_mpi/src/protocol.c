@@ -30,11 +30,9 @@ void toympi_proto_start_send(toympi_request_t *r)
             f->payload = f->owned;
             f->payload_len = r->bytes;
         }
-        TOYMPI_RAISE_ENGINE(toympi_transfer_begin, r->context_id,
-                            TOYMPI_SEND_TRANSFER(r, TOYMPI_EV_EAGER));
+        TOYMPI_RAISE_ENGINE(transfer_begin, r->context_id, TOYMPI_EV_REQUEST(r));
         /* buffered: the send buffer is free again, the request completes */
-        TOYMPI_RAISE_ENGINE(toympi_transfer_end, r->context_id,
-                            TOYMPI_SEND_TRANSFER(r, TOYMPI_EV_EAGER));
+        TOYMPI_RAISE_ENGINE(transfer_end, r->context_id, TOYMPI_EV_REQUEST(r));
         toympi_request_complete(r);
         toympi_transport_send(r->peer_world, f);
         return;
@@ -45,18 +43,16 @@ void toympi_proto_start_send(toympi_request_t *r)
     f->hdr.tag = r->tag;
     f->hdr.bytes = r->bytes;
     f->hdr.sreq = req_id(r);
-    TOYMPI_RAISE_ENGINE(toympi_rendezvous, r->context_id, (int32_t)r->context_id,
-                        TOYMPI_RNDV_RTS_SENT, toympi_ev_peer(r), toympi_ev_tag(r),
-                        toympi_ev_bytes(r), r->ev_id);
+    TOYMPI_RAISE_ENGINE(toympi_rendezvous, r->context_id, toympi_ev_bytes(r), r->ev_id,
+                        TOYMPI_RNDV_RTS_SENT, toympi_ev_peer(r), toympi_ev_tag(r));
     toympi_transport_send(r->peer_world, f);
 }
 
 static void on_cts(toympi_conn_t *conn, const toympi_wire_hdr_t *h)
 {
     toympi_request_t *s = req_from_id(h->sreq);
-    TOYMPI_RAISE_ENGINE(toympi_rendezvous, s->context_id, (int32_t)s->context_id,
-                        TOYMPI_RNDV_CTS_RECEIVED, toympi_ev_peer(s), toympi_ev_tag(s),
-                        toympi_ev_bytes(s), s->ev_id);
+    TOYMPI_RAISE_ENGINE(toympi_rendezvous, s->context_id, toympi_ev_bytes(s), s->ev_id,
+                        TOYMPI_RNDV_CTS_RECEIVED, toympi_ev_peer(s), toympi_ev_tag(s));
     toympi_frame_t *f = toympi_frame_new(TOYMPI_PKT_DATA);
     f->hdr.context_id = s->context_id;
     f->hdr.src = s->src;
@@ -67,8 +63,7 @@ static void on_cts(toympi_conn_t *conn, const toympi_wire_hdr_t *h)
     f->payload = s->sbuf;
     f->payload_len = s->bytes;
     f->on_sent = s; /* completes the send request once written */
-    TOYMPI_RAISE_ENGINE(toympi_transfer_begin, s->context_id,
-                        TOYMPI_SEND_TRANSFER(s, TOYMPI_EV_RENDEZVOUS_PROTO));
+    TOYMPI_RAISE_ENGINE(transfer_begin, s->context_id, TOYMPI_EV_REQUEST(s));
     toympi_transport_send(conn->peer, f);
 }
 
@@ -93,9 +88,8 @@ static void send_cts(int peer_world, uint64_t sreq, toympi_request_t *r)
     f->hdr.context_id = r->context_id;
     f->hdr.sreq = sreq;
     f->hdr.rreq = req_id(r);
-    TOYMPI_RAISE_ENGINE(toympi_rendezvous, r->context_id, (int32_t)r->context_id,
-                        TOYMPI_RNDV_CTS_SENT, toympi_ev_peer(r), toympi_ev_tag(r),
-                        toympi_ev_bytes(r), r->ev_id);
+    TOYMPI_RAISE_ENGINE(toympi_rendezvous, r->context_id, toympi_ev_bytes(r), r->ev_id,
+                        TOYMPI_RNDV_CTS_SENT, toympi_ev_peer(r), toympi_ev_tag(r));
     toympi_transport_send(peer_world, f);
 }
 
@@ -103,9 +97,7 @@ static void recv_done(toympi_conn_t *conn, void *arg)
 {
     (void)conn;
     toympi_request_t *r = arg;
-    TOYMPI_RAISE_ENGINE(toympi_transfer_end, r->context_id,
-                        TOYMPI_RECV_TRANSFER(r, r->sync ? TOYMPI_EV_RENDEZVOUS_PROTO
-                                                        : TOYMPI_EV_EAGER));
+    TOYMPI_RAISE_ENGINE(transfer_end, r->context_id, TOYMPI_EV_REQUEST(r));
     toympi_request_complete(r);
 }
 
@@ -119,8 +111,7 @@ static void unexpected_payload_done(toympi_conn_t *conn, void *arg)
     if (r) { /* a receive matched it while the payload was in flight */
         memcpy(r->buf, u->payload, (size_t)r->status.toympi_count);
         toympi_unexpected_free(u);
-        TOYMPI_RAISE_ENGINE(toympi_transfer_end, r->context_id,
-                            TOYMPI_RECV_TRANSFER(r, TOYMPI_EV_EAGER));
+        TOYMPI_RAISE_ENGINE(transfer_end, r->context_id, TOYMPI_EV_REQUEST(r));
         toympi_request_complete(r);
     }
 }
@@ -140,8 +131,7 @@ static void on_envelope(toympi_conn_t *conn, const toympi_wire_hdr_t *h)
             send_cts(conn->peer, h->sreq, r);
             return;
         }
-        TOYMPI_RAISE_ENGINE(toympi_transfer_begin, r->context_id,
-                            TOYMPI_RECV_TRANSFER(r, TOYMPI_EV_EAGER));
+        TOYMPI_RAISE_ENGINE(transfer_begin, r->context_id, TOYMPI_EV_REQUEST(r));
         if (bytes == 0)
             recv_done(conn, r);
         else
@@ -163,8 +153,7 @@ static void on_envelope(toympi_conn_t *conn, const toympi_wire_hdr_t *h)
 static void on_data(toympi_conn_t *conn, const toympi_wire_hdr_t *h)
 {
     toympi_request_t *r = req_from_id(h->rreq);
-    TOYMPI_RAISE_ENGINE(toympi_transfer_begin, r->context_id,
-                        TOYMPI_RECV_TRANSFER(r, TOYMPI_EV_RENDEZVOUS_PROTO));
+    TOYMPI_RAISE_ENGINE(transfer_begin, r->context_id, TOYMPI_EV_REQUEST(r));
     if (h->bytes == 0)
         recv_done(conn, r);
     else
@@ -201,8 +190,7 @@ void toympi_proto_start_recv(toympi_request_t *r)
         toympi_unexpected_free(u);
         return;
     }
-    TOYMPI_RAISE_ENGINE(toympi_transfer_begin, r->context_id,
-                        TOYMPI_RECV_TRANSFER(r, TOYMPI_EV_EAGER));
+    TOYMPI_RAISE_ENGINE(transfer_begin, r->context_id, TOYMPI_EV_REQUEST(r));
     if (!u->payload_ready) {
         u->claimed = r; /* the rest of the payload goes to r: unexpected_payload_done */
         return;
@@ -210,8 +198,7 @@ void toympi_proto_start_recv(toympi_request_t *r)
     if (r->status.toympi_count)
         memcpy(r->buf, u->payload, (size_t)r->status.toympi_count);
     toympi_unexpected_free(u);
-    TOYMPI_RAISE_ENGINE(toympi_transfer_end, r->context_id,
-                        TOYMPI_RECV_TRANSFER(r, TOYMPI_EV_EAGER));
+    TOYMPI_RAISE_ENGINE(transfer_end, r->context_id, TOYMPI_EV_REQUEST(r));
     toympi_request_complete(r);
 }
 

@@ -27,6 +27,7 @@ toympi_request_t *toympi_isend(const toympi_comm_t *c, uint32_t ctx, const void 
     }
     r->dest = dest;
     r->peer_world = c->world_ranks[dest];
+    TOYMPI_RAISE_ENGINE(send_posted, ctx, TOYMPI_EV_REQUEST(r));
     toympi_proto_start_send(r);
     return r;
 }
@@ -47,6 +48,7 @@ toympi_request_t *toympi_irecv(const toympi_comm_t *c, uint32_t ctx, void *buf, 
         r->complete = 1;
         return r;
     }
+    TOYMPI_RAISE_ENGINE(recv_posted, ctx, TOYMPI_EV_REQUEST(r));
     toympi_proto_start_recv(r);
     return r;
 }

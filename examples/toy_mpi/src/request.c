@@ -85,12 +85,14 @@ void toympi_request_release(toympi_request_t *r)
  * when the engine completes it (the engine source, ASYNC_SIGNAL_SAFE). */
 #define RAISE_REQUEST_FREE(r, source, cb_safety)                                           \
     TOYMPI_RAISE_API(toympi_request_free, (source), toympi_events_ctx_key((r)->context_id), \
-                     (cb_safety), (int32_t)(r)->context_id, toympi_ev_peer(r), toympi_ev_tag(r), \
-                     (r)->kind == TOYMPI_REQ_SEND, (r)->ev_id)
+                     (cb_safety), (r)->ev_id, toympi_ev_peer(r), toympi_ev_tag(r),           \
+                     (r)->kind == TOYMPI_REQ_SEND)
 
+/* Called by the engine (frame handlers, the eager send path, a receive's cancel). */
 void toympi_request_complete(toympi_request_t *r)
 {
     r->complete = 1;
+    TOYMPI_RAISE_ENGINE(request_complete, r->context_id, TOYMPI_EV_REQUEST(r));
     if (r->user_freed) { /* called by the engine (frame handlers, eager send path) */
         /* The toy's one immediate delivery inside the engine (a registration that asked
          * for it): tool code there may not call MPI, whatever level it registered at. */
@@ -345,9 +347,9 @@ int PMPI_Cancel(MPI_Request *request)
      * code in both may not complete r under us */
     r->busy++;
     toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
-    TOYMPI_RAISE_API(toympi_cancel, &toympi_events_src_api, toympi_events_ctx_key(r->context_id),
-                     MPITEV_CB_REQUIRE_NONE, (int32_t)r->context_id, toympi_ev_peer(r),
-                     toympi_ev_tag(r), cancelled, r->ev_id); /* API exit, nothing held */
+    TOYMPI_RAISE_API(request_cancel, &toympi_events_src_api, toympi_events_ctx_key(r->context_id),
+                     MPITEV_CB_REQUIRE_NONE, r->ev_id, toympi_ev_peer(r), toympi_ev_tag(r),
+                     r->kind == TOYMPI_REQ_SEND, cancelled); /* API exit, nothing held */
     toympi_progress_poll(TOYMPI_PROGRESS_EXIT); /* the cancel buffered: delivered by the return */
     r->busy--;
     return MPI_SUCCESS;

@@ -98,6 +98,7 @@ typedef struct toympi_comm {
     char name[MPI_MAX_OBJECT_NAME];
     uint32_t coll_seq; /* collectives started on this communicator */
     uint64_t ev_key;   /* MPI_T event object key: never reused (events.h) */
+    uint64_t ev_parent_key; /* the key of the communicator it was created from (0: predefined) */
     /* Lifetime. MPI code that keeps a pointer to a communicator across a point where
      * tool code may run (an MPI_T callback at MPI_T_CB_REQUIRE_NONE may call
      * MPI_Comm_free on it) holds a reference: toympi_comm_hold / _unhold. The handle is

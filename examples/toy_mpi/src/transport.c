@@ -141,8 +141,7 @@ static int flush_conn(toympi_conn_t *c)
         free(f);
         done++;
         if (r) { /* a rendezvous DATA frame: the send is done (engine event, events.h) */
-            TOYMPI_RAISE_ENGINE(toympi_transfer_end, r->context_id,
-                                TOYMPI_SEND_TRANSFER(r, TOYMPI_EV_RENDEZVOUS_PROTO));
+            TOYMPI_RAISE_ENGINE(transfer_end, r->context_id, TOYMPI_EV_REQUEST(r));
             toympi_request_complete(r);
         }
     }

@@ -8,7 +8,7 @@
  *    it (no API-level event) delivers nothing more; a second barrier two more.
  * 2. A raise from a callback: rank 1's message_arrived callback (an engine event,
  *    delivered by the progress engine's drain) cancels a pending receive, which raises
- *    toympi_cancel on the API source (registered buffered): delivered by the return of
+ *    request_cancel on the API source (registered buffered): delivered by the return of
  *    the MPI_Recv whose progress ran that callback. */
 #include <mpi.h>
 
@@ -77,12 +77,12 @@ int main(int argc, char **argv)
     MPI_OK(MPI_T_event_handle_free(re, NULL, NULL));
 
     /* 2. an API-level event raised by a callback of the engine's drain */
-    MPI_T_event_registration rc = alloc_buffered("toympi_cancel", MPI_COMM_WORLD, &count[2]);
+    MPI_T_event_registration rc = alloc_buffered("request_cancel", MPI_COMM_WORLD, &count[2]);
     MPI_T_event_registration ra;
     MPI_Comm world = MPI_COMM_WORLD;
     if (check_rank == 1) {
         MPI_OK(MPI_Irecv(&y, 1, MPI_INT, 0, 99, MPI_COMM_WORLD, &pending)); /* never sent */
-        MPI_OK(MPI_T_event_handle_alloc(event_index("toympi_message_arrived"), &world, MPI_INFO_NULL, &ra));
+        MPI_OK(MPI_T_event_handle_alloc(event_index("message_arrived"), &world, MPI_INFO_NULL, &ra));
         MPI_OK(MPI_T_event_register_callback(ra, MPI_T_CB_REQUIRE_NONE, MPI_INFO_NULL, NULL, on_arrival));
     }
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));

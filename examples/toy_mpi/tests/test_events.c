@@ -9,7 +9,7 @@
  * 3. A known pattern on a dup of MPI_COMM_WORLD, rank 0 -> rank 1: three eager messages
  *    that arrive before rank 1 posts receives (unexpected path), two after (posted path),
  *    one rendezvous message, a cancelled receive; then the same tags on MPI_COMM_WORLD.
- *    Every rank registers for 13 event types on the dup and checks the exact number of
+ *    Every rank registers for 16 event types on the dup and checks the exact number of
  *    instances (delivered + dropped = raised), their payloads (read by element name,
  *    through the enum), that nothing of MPI_COMM_WORLD's traffic reaches them, that
  *    timestamps never decrease per source, and that each free callback runs exactly
@@ -28,11 +28,11 @@
 #define MAXREC 64
 
 /* payload fields a tool reads by element name */
-enum { F_CTX, F_SOURCE, F_TAG, F_BYTES, F_PROTOCOL, F_SEQ, F_FOUND, F_IS_SEND, F_STEP, F_PEER,
-       F_CANCELLED, F_SIZE, F_RANK, F_HANDLE, NF };
-static const char *field_names[NF] = {"context_id", "source", "tag", "bytes", "protocol",
-                                      "seq", "found", "is_send", "step", "peer", "cancelled",
-                                      "size", "rank", "handle"};
+enum { F_KEY, F_PARENT_KEY, F_SOURCE, F_TAG, F_BYTES, F_SEQ, F_FOUND, F_IS_SEND, F_STEP,
+       F_PEER, F_CANCELLED, F_SIZE, F_RANK, F_REQUEST_ID, NF };
+static const char *field_names[NF] = {"key", "parent_key", "source", "tag", "bytes", "seq",
+                                      "found", "is_send", "step", "peer", "cancelled", "size",
+                                      "rank", "request_id"};
 
 struct rec {
     int64_t v[NF];
@@ -178,7 +178,7 @@ static void check_enums_and_categories(void)
     int nev = 0, ncat = 0, idx = -1;
     T_OK(MPI_T_event_get_num(&nev));
     T_OK(MPI_T_category_get_num(&ncat));
-    CHECK_EQ_INT(ncat, 3);
+    CHECK_EQ_INT(ncat, 4);
     CHECK_EQ_INT(MPI_T_category_get_num(NULL), MPI_T_ERR_INVALID);
     T_OK(MPI_T_category_get_index("toympi_p2p", &idx));
     CHECK(idx >= 0 && idx < ncat);
@@ -280,15 +280,16 @@ static void check_enums_and_categories(void)
 
 /* ---------------------------------------------------------------- 3. the pattern */
 enum { R_ARRIVED, R_UX_INSERT, R_UX_REMOVE, R_POSTED_INSERT, R_POSTED_REMOVE, R_SPOSTED_END,
-       R_SUX_END, R_XFER_BEGIN, R_XFER_END, R_RNDV, R_CANCEL, R_REQFREE, R_COMM_FREE, NREG };
+       R_SUX_END, R_XFER_BEGIN, R_XFER_END, R_RNDV, R_CANCEL, R_REQFREE, R_COMM_FREE,
+       R_SEND_POSTED, R_RECV_POSTED, R_COMPLETE, NREG };
 static const char *reg_events[NREG] = {
-    "toympi_message_arrived", "toympi_unexpected_insert", "toympi_unexpected_remove",
-    "toympi_posted_insert", "toympi_posted_remove", "toympi_search_posted_end",
-    "toympi_search_unexpected_end", "toympi_transfer_begin", "toympi_transfer_end",
-    "toympi_rendezvous", "toympi_cancel", "toympi_request_free", "toympi_comm_free"};
+    "message_arrived", "unexpected_insert", "unexpected_remove", "posted_insert",
+    "posted_remove", "search_posted_end", "search_unexpected_end", "transfer_begin",
+    "transfer_end", "toympi_rendezvous", "request_cancel", "toympi_request_free", "comm_free",
+    "send_posted", "recv_posted", "request_complete"};
 /* instances raised for a registration on the dup, by rank (others: only comm_free) */
-static const long expect_r0[NREG] = {0, 0, 0, 0, 0, 0, 0, 6, 6, 2, 0, 0, 1};
-static const long expect_r1[NREG] = {6, 3, 3, 4, 4, 6, 7, 6, 6, 1, 1, 7, 1};
+static const long expect_r0[NREG] = {0, 0, 0, 0, 0, 0, 0, 6, 6, 2, 0, 0, 1, 6, 0, 6};
+static const long expect_r1[NREG] = {6, 3, 3, 4, 4, 6, 7, 6, 6, 1, 1, 7, 1, 0, 7, 7};
 
 static const int a_tags[3] = {10, 11, 12}, a_bytes[3] = {100, 200, 300};
 static const int b_tags[2] = {20, 21}, b_bytes[2] = {400, 500};
@@ -308,7 +309,7 @@ int main(int argc, char **argv)
     CHECK_EQ_INT(MPI_T_event_get_num(&nev), MPI_T_ERR_NOT_INITIALIZED);
     T_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
     T_OK(MPI_T_event_get_num(&nev));
-    CHECK_EQ_INT(nev, 18);
+    CHECK_EQ_INT(nev, 33); /* the catalogue's 29 and the toy's 4 */
     T_OK(MPI_T_source_get_num(&nsrc));
     CHECK_EQ_INT(nsrc, 2);
     T_OK(MPI_T_finalize()); /* the last one: everything goes, and comes back */
@@ -319,9 +320,11 @@ int main(int argc, char **argv)
     T_OK(MPI_T_event_get_num(&nev2));
     CHECK_EQ_INT(nev2, nev);
 
-    struct reg pre[2]; /* comm_create on MPI_COMM_WORLD, raised in MPI_Init */
-    reg_alloc(&pre[0], "toympi_comm_create", MPI_COMM_WORLD, MPI_T_CB_REQUIRE_MPI_RESTRICTED);
-    reg_alloc(&pre[1], "toympi_comm_create", MPI_COMM_WORLD, MPI_T_CB_REQUIRE_NONE);
+    /* comm_create on MPI_COMM_WORLD: raised in MPI_Init for itself, and for the dup of
+     * phase 3 (creation is bound to the parent) */
+    struct reg pre[2];
+    reg_alloc(&pre[0], "comm_create", MPI_COMM_WORLD, MPI_T_CB_REQUIRE_MPI_RESTRICTED);
+    reg_alloc(&pre[1], "comm_create", MPI_COMM_WORLD, MPI_T_CB_REQUIRE_NONE);
 
     int rank = check_init(&argc, &argv), size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -335,7 +338,8 @@ int main(int argc, char **argv)
     CHECK_EQ_INT(pre[0].delivered, 1);
     CHECK_EQ_INT(pre[0].rec[0].v[F_SIZE], size);
     CHECK_EQ_INT(pre[0].rec[0].v[F_RANK], rank);
-    CHECK_EQ_INT(pre[0].rec[0].v[F_HANDLE], (int32_t)MPI_COMM_WORLD);
+    CHECK_EQ_INT(pre[0].rec[0].v[F_KEY], 1); /* the catalogue's key of MPI_COMM_WORLD */
+    CHECK_EQ_INT(pre[0].rec[0].v[F_PARENT_KEY], 0);
     CHECK_EQ_INT(pre[1].delivered, 0); /* raised at MPI_RESTRICTED: a NONE callback may not run */
 
     /* ---- 2. */
@@ -351,7 +355,7 @@ int main(int argc, char **argv)
                   : i % 2        ? MPI_T_CB_REQUIRE_MPI_RESTRICTED
                                  : MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE);
     regs[R_ARRIVED].reenter = 1;
-    reg_alloc(&world_arrived, "toympi_message_arrived", MPI_COMM_WORLD,
+    reg_alloc(&world_arrived, "message_arrived", MPI_COMM_WORLD,
               MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE);
     MPI_Comm null = MPI_COMM_NULL;
     MPI_T_event_registration bad;
@@ -416,21 +420,22 @@ int main(int argc, char **argv)
         CHECK_EQ_INT(regs[i].delivered + regs[i].dropped, want);
         CHECK_EQ_INT(regs[i].dropped, 0); /* a big enough buffer and a safe drain level */
     }
-    CHECK_EQ_INT(pre[0].delivered + pre[0].dropped, 1);
-    CHECK_EQ_INT(pre[1].delivered + pre[1].dropped, 1); /* reported as dropped */
-    CHECK_EQ_INT(pre[1].dropped, 1);
+    CHECK_EQ_INT(pre[0].delivered + pre[0].dropped, 2); /* MPI_COMM_WORLD's and the dup's */
+    CHECK_EQ_INT(pre[1].delivered + pre[1].dropped, 2);
+    CHECK_EQ_INT(pre[1].dropped, 1); /* MPI_Init's, raised at MPI_RESTRICTED */
     CHECK_EQ_INT(ts_errors, 0);
 
     /* payloads */
     const struct reg *cf = &regs[R_COMM_FREE];
-    int64_t dup_ctx = cf->nrec ? cf->rec[0].v[F_CTX] : -1;
-    if (cf->nrec) {
+    if (cf->nrec && pre[0].nrec == 2) { /* the dup's creation, seen on its parent, and free */
+        CHECK(cf->rec[0].v[F_KEY] > 2);
+        CHECK_EQ_INT(cf->rec[0].v[F_PARENT_KEY], 1);
         CHECK_EQ_INT(cf->rec[0].v[F_SIZE], size);
         CHECK_EQ_INT(cf->rec[0].v[F_RANK], rank);
-        CHECK_EQ_INT(cf->rec[0].v[F_HANDLE], (int32_t)dup_handle);
+        CHECK_EQ_INT(pre[0].rec[1].v[F_KEY], cf->rec[0].v[F_KEY]);
+        CHECK_EQ_INT(pre[0].rec[1].v[F_PARENT_KEY], 1);
+        CHECK_EQ_INT(pre[0].rec[1].v[F_SIZE], size);
     }
-    for (int i = 0; i < NREG; i++) /* everything is about the dup's point-to-point context */
-        CHECK_EQ_INT(count_where(&regs[i], F_CTX, dup_ctx), regs[i].nrec);
     if (rank == 1) {
         const struct reg *a = &regs[R_ARRIVED];
         static const int tags[6] = {10, 11, 12, 20, 21, 30};
@@ -439,7 +444,6 @@ int main(int argc, char **argv)
             CHECK_EQ_INT(a->rec[i].v[F_SOURCE], 0);
             CHECK_EQ_INT(a->rec[i].v[F_TAG], tags[i]);
             CHECK_EQ_INT(a->rec[i].v[F_BYTES], bytes[i]);
-            CHECK_EQ_INT(a->rec[i].v[F_PROTOCOL], i == 5);
             if (i)
                 CHECK(a->rec[i].v[F_SEQ] > a->rec[i - 1].v[F_SEQ]);
         }
@@ -452,16 +456,20 @@ int main(int argc, char **argv)
         CHECK_EQ_INT(count_where(&regs[R_SPOSTED_END], F_FOUND, 1), 3);
         CHECK_EQ_INT(count_where(&regs[R_SUX_END], F_FOUND, 1), 3);
         CHECK_EQ_INT(count_where(&regs[R_XFER_END], F_IS_SEND, 0), 6);
-        CHECK_EQ_INT(count_where(&regs[R_XFER_END], F_PROTOCOL, 1), 1);
         CHECK_EQ_INT(count_where(&regs[R_XFER_END], F_PEER, 0), 6);
         CHECK_EQ_INT(count_where(&regs[R_XFER_END], F_BYTES, BIG - 4096), 1); /* truncated */
         CHECK_EQ_INT(count_where(&regs[R_RNDV], F_STEP, 1), 1);
         CHECK_EQ_INT(count_where(&regs[R_CANCEL], F_CANCELLED, 1), 1);
         CHECK_EQ_INT(count_where(&regs[R_CANCEL], F_TAG, 99), 1);
         CHECK_EQ_INT(count_where(&regs[R_REQFREE], F_IS_SEND, 0), 7);
+        /* recv_posted: the pattern and capacity; request_complete: what was received */
+        CHECK_EQ_INT(count_where(&regs[R_RECV_POSTED], F_BYTES, BIG - 4096), 1);
+        CHECK_EQ_INT(count_where(&regs[R_RECV_POSTED], F_PEER, 0), 7);
+        CHECK_EQ_INT(count_where(&regs[R_COMPLETE], F_BYTES, 0), 1); /* the cancelled one */
+        CHECK_EQ_INT(count_where(&regs[R_COMPLETE], F_BYTES, 300), 1);
+        CHECK_EQ_INT(count_where(&regs[R_COMPLETE], F_IS_SEND, 0), 7);
         /* MPI_COMM_WORLD's registration got phase D (7 bytes), the dup's did not */
         CHECK_EQ_INT(count_where(&world_arrived, F_BYTES, 7), 3);
-        CHECK_EQ_INT(count_where(&world_arrived, F_CTX, dup_ctx), 0);
         CHECK_EQ_INT(count_where(a, F_BYTES, 7), 0);
     }
     if (rank == 0) {
@@ -471,6 +479,9 @@ int main(int argc, char **argv)
         CHECK_EQ_INT(count_where(&regs[R_RNDV], F_STEP, 0), 1);
         CHECK_EQ_INT(count_where(&regs[R_RNDV], F_STEP, 2), 1);
         CHECK_EQ_INT(count_where(&regs[R_RNDV], F_TAG, 30), 2);
+        CHECK_EQ_INT(count_where(&regs[R_SEND_POSTED], F_BYTES, BIG), 1);
+        CHECK_EQ_INT(count_where(&regs[R_SEND_POSTED], F_PEER, 1), 6);
+        CHECK_EQ_INT(count_where(&regs[R_COMPLETE], F_IS_SEND, 1), 6);
     }
     in_mpi = 0;
     T_OK(MPI_T_finalize());

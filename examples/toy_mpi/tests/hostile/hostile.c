@@ -178,12 +178,17 @@ static int sizing(void)
     MPI_OK(MPI_T_event_get_num(&n));
     layout_t *ls = calloc((size_t)n, sizeof *ls);
     MPI_T_event_registration *rs = calloc((size_t)n, sizeof *rs);
+    int *on = calloc((size_t)n, sizeof *on); /* registered */
     MPI_Comm world = MPI_COMM_WORLD;
     for (int i = 0; i < n; i++) {
         ls[i].n = 64;
+        int bind = -1;
         MPI_OK(MPI_T_event_get_info(i, NULL, NULL, NULL, ls[i].dt, ls[i].disp, &ls[i].n, NULL, NULL,
-                                    NULL, NULL, NULL));
+                                    NULL, NULL, &bind));
         CHECK(ls[i].n <= 64);
+        if (bind != MPI_T_BIND_MPI_COMM) /* window-bound: no window here */
+            continue;
+        on[i] = 1;
         MPI_OK(MPI_T_event_handle_alloc(i, &world, MPI_INFO_NULL, &rs[i]));
         MPI_OK(MPI_T_event_register_callback(rs[i], MPI_T_CB_REQUIRE_NONE, MPI_INFO_NULL, &ls[i],
                                              sized_reader));
@@ -194,11 +199,13 @@ static int sizing(void)
     MPI_OK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     for (int i = 0; i < n; i++) {
         total += ls[i].seen;
-        MPI_OK(MPI_T_event_handle_free(rs[i], NULL, NULL));
+        if (on[i])
+            MPI_OK(MPI_T_event_handle_free(rs[i], NULL, NULL));
     }
     CHECK(total > 0);
     free(ls);
     free(rs);
+    free(on);
     MPI_OK(MPI_T_finalize());
     return check_finish("hostile sizing");
 }
@@ -221,9 +228,9 @@ static int finalize_order(void)
     check_init(NULL, NULL);
     MPI_Comm world = MPI_COMM_WORLD;
     /* engine events (buffered, delivered by the MPI's drains) and API events */
-    (void)reg_on("toympi_message_arrived", &world, MPI_T_CB_REQUIRE_NONE, mpit_user, NULL);
-    (void)reg_on("toympi_transfer_end", &world, MPI_T_CB_REQUIRE_NONE, mpit_user, NULL);
-    (void)reg_on("toympi_comm_free", &world, MPI_T_CB_REQUIRE_MPI_RESTRICTED, mpit_user, NULL);
+    (void)reg_on("message_arrived", &world, MPI_T_CB_REQUIRE_NONE, mpit_user, NULL);
+    (void)reg_on("transfer_end", &world, MPI_T_CB_REQUIRE_NONE, mpit_user, NULL);
+    (void)reg_on("comm_free", &world, MPI_T_CB_REQUIRE_MPI_RESTRICTED, mpit_user, NULL);
     (void)reg_on("toympi_coll_begin", &world, MPI_T_CB_REQUIRE_NONE, mpit_user, NULL);
     int peer = 1 - check_rank, x = check_rank, y = -1;
     for (int k = 0; k < 20; k++)
@@ -328,8 +335,8 @@ static int mpi_from_callback(void)
     t_init();
     MPI_Comm world = MPI_COMM_WORLD;
     (void)reg_on("toympi_coll_begin", &world, MPI_T_CB_REQUIRE_NONE, calls_mpi, NULL);
-    (void)reg_on("toympi_message_arrived", &world, MPI_T_CB_REQUIRE_NONE, calls_mpi, NULL);
-    (void)reg_on("toympi_comm_free", &world, MPI_T_CB_REQUIRE_MPI_RESTRICTED, restricted_calls_mpi, NULL);
+    (void)reg_on("message_arrived", &world, MPI_T_CB_REQUIRE_NONE, calls_mpi, NULL);
+    (void)reg_on("comm_free", &world, MPI_T_CB_REQUIRE_MPI_RESTRICTED, restricted_calls_mpi, NULL);
     int peer = 1 - check_rank, x = check_rank, y = -1;
     for (int k = 0; k < 10; k++) {
         MPI_OK(MPI_Sendrecv(&x, 1, MPI_INT, peer, k, &y, 1, MPI_INT, peer, k, MPI_COMM_WORLD,
@@ -384,7 +391,7 @@ static int slow_tool(void)
         MPI_OK(MPI_Recv(&x, 1, MPI_INT, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     } else {
         MPI_Comm world = MPI_COMM_WORLD;
-        MPI_T_event_registration r = reg_on("toympi_message_arrived", &world, MPI_T_CB_REQUIRE_NONE,
+        MPI_T_event_registration r = reg_on("message_arrived", &world, MPI_T_CB_REQUIRE_NONE,
                                             slow_cb, NULL);
         MPI_OK(MPI_T_event_set_dropped_handler(r, slow_dropped_cb));
         for (int k = 0; k < SLOW_N; k++)
@@ -493,10 +500,8 @@ static void note(MPI_T_event_instance i, MPI_T_event_registration r, MPI_T_cb_sa
 static int again_rc = -1;
 static void free_again(MPI_T_event_instance inst, MPI_T_event_registration r, MPI_T_cb_safety s, void *ud)
 {
-    (void)r; (void)s; (void)ud;
-    int32_t h = 0;
-    MPI_OK(MPI_T_event_read(inst, 3, &h)); /* the handle element of toympi_comm_free */
-    MPI_Comm c = (MPI_Comm)h;
+    (void)inst; (void)r; (void)s;
+    MPI_Comm c = *(const MPI_Comm *)ud; /* a copy of the handle the application frees */
     again_rc = MPI_Comm_free(&c);
 }
 /* Registrations on the victim: the freeing callback on `what`, and the order notes. */
@@ -505,7 +510,7 @@ static void watch_victim(MPI_Comm *comm, const char *what, MPI_T_event_registrat
     rs[0] = reg_on(what, comm, MPI_T_CB_REQUIRE_NONE, free_victim, NULL);
     rs[1] = reg_on("toympi_coll_begin", comm, MPI_T_CB_REQUIRE_NONE, note, (void *)1);
     rs[2] = reg_on("toympi_coll_end", comm, MPI_T_CB_REQUIRE_NONE, note, (void *)2);
-    rs[3] = reg_on("toympi_comm_free", comm, MPI_T_CB_REQUIRE_NONE, note, (void *)3);
+    rs[3] = reg_on("comm_free", comm, MPI_T_CB_REQUIRE_NONE, note, (void *)3);
     norder = 0;
     victim_rc = -1;
     victim_frees = 0;
@@ -554,7 +559,7 @@ static int free_comm_under_op(void)
      * collective context, delivered inside the collective's progress). */
     MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
     victim = dup;
-    watch_victim(&dup, "toympi_transfer_end", rs);
+    watch_victim(&dup, "transfer_end", rs);
     MPI_OK(MPI_Bcast(big, 4096, MPI_INT, 0, dup));
     CHECK_EQ_INT(victim_frees, 1);
     CHECK_EQ_INT(victim_rc, MPI_SUCCESS);
@@ -572,7 +577,7 @@ static int free_comm_under_op(void)
     if (check_rank == 0) {
         MPI_Request gr;
         MPI_Status st;
-        watch_victim(&dup_w, "toympi_message_arrived", rs);
+        watch_victim(&dup_w, "message_arrived", rs);
         victim = dup;
         MPI_OK(MPI_Isend(&go, 1, MPI_INT, 1, 6, MPI_COMM_WORLD, &gr));
         MPI_OK(MPI_Probe(1, 5, dup, &st));
@@ -592,7 +597,9 @@ static int free_comm_under_op(void)
      * freed there (still complete for queries), so an error (MPI_ERR_COMM, on its
      * handler: MPI_ERRORS_RETURN, inherited), never a double free. */
     MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
-    MPI_T_event_registration fr = reg_on("toympi_comm_free", &dup, MPI_T_CB_REQUIRE_NONE, free_again, NULL);
+    static MPI_Comm dup_copy;
+    dup_copy = dup;
+    MPI_T_event_registration fr = reg_on("comm_free", &dup, MPI_T_CB_REQUIRE_NONE, free_again, &dup_copy);
     MPI_OK(MPI_Comm_free(&dup));
     CHECK_EQ_INT(again_rc, MPI_ERR_COMM);
     MPI_OK(MPI_T_event_handle_free(fr, NULL, NULL));
@@ -650,7 +657,7 @@ static int free_request_under_op(void)
     /* In MPI_Waitall's request_free events the requests finished before are gone: those
      * are invalid handles, MPI_ERR_REQUEST too, through the (returning) handler. */
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    MPI_T_event_registration ra = reg_on("toympi_message_arrived", &world, MPI_T_CB_REQUIRE_NONE, touch_request, NULL);
+    MPI_T_event_registration ra = reg_on("message_arrived", &world, MPI_T_CB_REQUIRE_NONE, touch_request, NULL);
     MPI_T_event_registration rf = reg_on("toympi_request_free", &world, MPI_T_CB_REQUIRE_NONE, touch_request, NULL);
     int in[2] = {-1, -1}, out[2] = {check_rank, check_rank + 10};
     /* MPI_Wait: rank 0 receives what rank 1 sends a little later (the arrival is drained
