@@ -34,6 +34,7 @@ typedef int MPI_Op;
 typedef int MPI_Info;
 typedef int MPI_Errhandler;
 typedef int MPI_Request;
+typedef int MPI_Win;
 typedef int MPI_Fint;
 typedef intptr_t MPI_Aint;
 typedef long long MPI_Count;
@@ -114,6 +115,7 @@ typedef struct MPI_Status {
 
 #define MPI_INFO_NULL ((MPI_Info)0x1c000000)
 #define MPI_REQUEST_NULL ((MPI_Request)0x2c000000)
+#define MPI_WIN_NULL ((MPI_Win)0x20000000)
 
 /* ------------------------------------------------------------ constants */
 #define MPI_ANY_SOURCE (-2)
@@ -131,6 +133,16 @@ typedef struct MPI_Status {
 #define MPI_THREAD_FUNNELED   1
 #define MPI_THREAD_SERIALIZED 2
 #define MPI_THREAD_MULTIPLE   3
+
+/* one-sided communication (win.c): lock types and assertions (assertions are accepted;
+ * only MPI_MODE_NOSUCCEED on MPI_Win_fence is used: it ends the access epoch) */
+#define MPI_LOCK_EXCLUSIVE 234
+#define MPI_LOCK_SHARED    235
+#define MPI_MODE_NOCHECK   1024
+#define MPI_MODE_NOSTORE   2048
+#define MPI_MODE_NOPUT     4096
+#define MPI_MODE_NOPRECEDE 8192
+#define MPI_MODE_NOSUCCEED 16384
 
 #define MPI_IDENT     0
 #define MPI_CONGRUENT 1
@@ -181,6 +193,11 @@ typedef struct MPI_Status {
 #define MPI_ERR_NOT_SAME        26
 #define MPI_ERR_UNSUPPORTED_OPERATION 27
 #define MPI_ERR_PROC_ABORTED    28
+#define MPI_ERR_WIN             29
+#define MPI_ERR_RMA_SYNC        30
+#define MPI_ERR_LOCKTYPE        31
+#define MPI_ERR_SIZE            32
+#define MPI_ERR_DISP            33
 /* MPI_T error codes (MPI-4.1 Table 16.x) */
 #define MPI_T_ERR_MEMORY            40
 #define MPI_T_ERR_NOT_INITIALIZED   41
@@ -257,6 +274,7 @@ typedef void MPI_T_event_dropped_cb_function(MPI_Count count,
 /* user functions */
 typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
 typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *error_code, ...);
+typedef void MPI_Win_errhandler_function(MPI_Win *win, int *error_code, ...);
 
 /* -------------------------------------------------------------- prototypes
  * TOYMPI_PROTO(ret, name, args) declares both MPI_name and PMPI_name. */
@@ -366,6 +384,34 @@ TOYMPI_PROTO(int, Alltoall, (const void *sendbuf, int sendcount, MPI_Datatype se
                              MPI_Comm comm))
 TOYMPI_PROTO(int, Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op))
 TOYMPI_PROTO(int, Op_free, (MPI_Op *op))
+
+/* one-sided communication (windows) */
+TOYMPI_PROTO(int, Win_create, (void *base, MPI_Aint size, int disp_unit, MPI_Info info,
+                               MPI_Comm comm, MPI_Win *win))
+TOYMPI_PROTO(int, Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                                 void *baseptr, MPI_Win *win))
+TOYMPI_PROTO(int, Win_free, (MPI_Win *win))
+TOYMPI_PROTO(int, Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler))
+TOYMPI_PROTO(int, Win_get_errhandler, (MPI_Win win, MPI_Errhandler *errhandler))
+TOYMPI_PROTO(int, Win_create_errhandler, (MPI_Win_errhandler_function *fn,
+                                          MPI_Errhandler *errhandler))
+TOYMPI_PROTO(int, Put, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                        int target_rank, MPI_Aint target_disp, int target_count,
+                        MPI_Datatype target_datatype, MPI_Win win))
+TOYMPI_PROTO(int, Get, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                        int target_rank, MPI_Aint target_disp, int target_count,
+                        MPI_Datatype target_datatype, MPI_Win win))
+TOYMPI_PROTO(int, Accumulate, (const void *origin_addr, int origin_count,
+                               MPI_Datatype origin_datatype, int target_rank,
+                               MPI_Aint target_disp, int target_count,
+                               MPI_Datatype target_datatype, MPI_Op op, MPI_Win win))
+TOYMPI_PROTO(int, Win_fence, (int assert, MPI_Win win))
+TOYMPI_PROTO(int, Win_lock, (int lock_type, int rank, int assert, MPI_Win win))
+TOYMPI_PROTO(int, Win_unlock, (int rank, MPI_Win win))
+TOYMPI_PROTO(int, Win_lock_all, (int assert, MPI_Win win))
+TOYMPI_PROTO(int, Win_unlock_all, (MPI_Win win))
+TOYMPI_PROTO(int, Win_flush, (int rank, MPI_Win win))
+TOYMPI_PROTO(int, Win_flush_all, (MPI_Win win))
 
 /* info */
 TOYMPI_PROTO(int, Info_create, (MPI_Info *info))

@@ -43,6 +43,11 @@ static const struct {
     {MPI_ERR_UNSUPPORTED_OPERATION, "MPI_ERR_UNSUPPORTED_OPERATION",
      "operation not supported by toy_mpi"},
     {MPI_ERR_PROC_ABORTED, "MPI_ERR_PROC_ABORTED", "peer process aborted"},
+    {MPI_ERR_WIN, "MPI_ERR_WIN", "invalid window"},
+    {MPI_ERR_RMA_SYNC, "MPI_ERR_RMA_SYNC", "wrong synchronization of RMA calls"},
+    {MPI_ERR_LOCKTYPE, "MPI_ERR_LOCKTYPE", "invalid lock type"},
+    {MPI_ERR_SIZE, "MPI_ERR_SIZE", "invalid size argument"},
+    {MPI_ERR_DISP, "MPI_ERR_DISP", "invalid displacement argument"},
     {MPI_T_ERR_MEMORY, "MPI_T_ERR_MEMORY", "out of memory (MPI_T)"},
     {MPI_T_ERR_NOT_INITIALIZED, "MPI_T_ERR_NOT_INITIALIZED", "MPI_T not initialized"},
     {MPI_T_ERR_CANNOT_INIT, "MPI_T_ERR_CANNOT_INIT", "MPI_T cannot be initialized"},
@@ -142,13 +147,19 @@ static int invoke(MPI_Comm comm, int code, const char *func, const char *msg)
         c = toympi_comm_get(comm);
     }
     MPI_Errhandler eh = c ? c->errhandler : MPI_ERRORS_ARE_FATAL;
+    return toympi_errhandler_call(eh, comm, code, func, msg);
+}
+
+int toympi_errhandler_call(MPI_Errhandler eh, int handle, int code, const char *func,
+                           const char *msg)
+{
     if (eh == MPI_ERRORS_RETURN)
         return code;
     int i = TOYMPI_HANDLE_INDEX(eh);
     if (i >= FIRST_USER_EH && i < MAX_USER_EH && user_eh[i].fn) {
         int ec = code;
-        MPI_Comm hc = comm;
-        user_eh[i].fn(&hc, &ec);
+        int h = handle; /* an MPI_Comm or an MPI_Win: both are int handles */
+        user_eh[i].fn(&h, &ec);
         return code;
     }
     /* MPI_ERRORS_ARE_FATAL / MPI_ERRORS_ABORT: report and abort the job */
@@ -223,6 +234,17 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
                       "too many error handlers");
 }
 TOYMPI_WEAK(Comm_create_errhandler)
+
+/* Window handlers live in the same table: MPI_Win, like MPI_Comm, is an int handle, so
+ * the two function types take the same arguments (toympi_errhandler_call). */
+int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    if (!fn || !errhandler)
+        return toympi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Win_create_errhandler",
+                          "NULL argument");
+    return PMPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)fn, errhandler);
+}
+TOYMPI_WEAK(Win_create_errhandler)
 
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {

@@ -15,6 +15,7 @@
 #include "matching.h"
 #include "progress.h"
 #include "transport.h"
+#include "win.h"
 
 #define TOYMPI_DEFAULT_EAGER_LIMIT 8192
 
@@ -168,6 +169,7 @@ int PMPI_Finalize(void)
     toympi_barrier_impl(toympi_comm_get(MPI_COMM_WORLD));
     toympi_transport_finalize();
     toympi_match_finalize();
+    toympi_win_finalize();
     toympi_comm_finalize();
     toympi_request_finalize();
     toympi_g.finalized = 1;

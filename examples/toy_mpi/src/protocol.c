@@ -174,6 +174,10 @@ void toympi_proto_on_header(toympi_conn_t *conn, const toympi_wire_hdr_t *h)
         on_data(conn, h);
         break;
     default:
+        if (TOYMPI_PKT_IS_RMA(h->type)) { /* one-sided communication */
+            toympi_rma_on_header(conn, h);
+            break;
+        }
         toympi_fatal("corrupt frame (type %u) from rank %d", h->type, conn->peer);
     }
 }

@@ -21,6 +21,8 @@
  *   mpit.c       MPI_T: init/finalize, the mpitev adapter (events, sources),
  *                enums and categories
  *   events.{h,c} MPI_T event types and sources (mpitev), the raise macros
+ *   win.{h,c}    windows: objects, epochs, the one-sided MPI_ entry points
+ *   rma.c        one-sided frames: issuing at the origin, applying at the target
  */
 #ifndef TOYMPI_INTERNAL_H
 #define TOYMPI_INTERNAL_H
@@ -52,6 +54,7 @@
 #define TOYMPI_KIND_ERRHANDLER 0x54000000u
 #define TOYMPI_KIND_INFO 0x1c000000u
 #define TOYMPI_KIND_REQUEST 0x2c000000u
+#define TOYMPI_KIND_WIN 0x20000000u
 
 /* ------------------------------------------------------------- global */
 typedef struct toympi_global {
@@ -132,6 +135,10 @@ int toympi_err(MPI_Comm comm, int code, const char *func, const char *fmt, ...) 
 int toympi_errhandler_valid(MPI_Errhandler eh) TOYMPI_HIDDEN;
 void toympi_errhandler_ref(MPI_Errhandler eh) TOYMPI_HIDDEN;
 void toympi_errhandler_unref(MPI_Errhandler eh) TOYMPI_HIDDEN;
+/* Run handler eh for error `code` on the object `handle` (an MPI_Comm or an MPI_Win).
+ * Returns `code` when the handler returns. */
+int toympi_errhandler_call(MPI_Errhandler eh, int handle, int code, const char *func,
+                           const char *msg) TOYMPI_HIDDEN;
 
 /* Common argument checks; each expands to a return on failure.
  * MPI not usable (before MPI_Init, after MPI_Finalize, or, for tool code, once

@@ -14,8 +14,19 @@ enum {
     TOYMPI_PKT_EAGER = 1, /* envelope + whole payload */
     TOYMPI_PKT_RTS = 2,   /* rendezvous request-to-send: envelope + size */
     TOYMPI_PKT_CTS = 3,   /* clear-to-send: receiver matched, sreq + rreq */
-    TOYMPI_PKT_DATA = 4   /* rendezvous payload for rreq */
+    TOYMPI_PKT_DATA = 4,  /* rendezvous payload for rreq */
+    /* one-sided communication: rma.c, which lists what each header field carries */
+    TOYMPI_PKT_RMA_PUT = 16,        /* data for the target's window */
+    TOYMPI_PKT_RMA_ACCUMULATE = 17, /* data to combine into the target's window */
+    TOYMPI_PKT_RMA_GET = 18,        /* asks for window data */
+    TOYMPI_PKT_RMA_ACK = 19,        /* a put or accumulate was applied */
+    TOYMPI_PKT_RMA_GET_REPLY = 20,  /* the data of a get */
+    TOYMPI_PKT_RMA_LOCK = 21,       /* asks for the window's lock */
+    TOYMPI_PKT_RMA_GRANT = 22,      /* the lock is the asker's */
+    TOYMPI_PKT_RMA_UNLOCK = 23,     /* gives the lock back */
+    TOYMPI_PKT_RMA_BARRIER = 24     /* one rank's arrival at a window barrier (fence, free) */
 };
+#define TOYMPI_PKT_IS_RMA(type) ((type) >= TOYMPI_PKT_RMA_PUT && (type) <= TOYMPI_PKT_RMA_BARRIER)
 
 typedef struct toympi_wire_hdr {
     uint32_t type;
@@ -79,5 +90,7 @@ size_t toympi_transport_tx_pending(void) TOYMPI_HIDDEN;
 
 /* implemented in protocol.c */
 void toympi_proto_on_header(toympi_conn_t *conn, const toympi_wire_hdr_t *hdr) TOYMPI_HIDDEN;
+/* implemented in rma.c: the one-sided frames (TOYMPI_PKT_IS_RMA), from the above */
+void toympi_rma_on_header(toympi_conn_t *conn, const toympi_wire_hdr_t *hdr) TOYMPI_HIDDEN;
 
 #endif
