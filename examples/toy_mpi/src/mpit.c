@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "events.h"
+#include "win.h"
 
 static int mpit_refcount;
 
@@ -43,9 +44,9 @@ TOYMPI_WEAK(T_init_thread)
 /* ------------------------------------------------------------- the adapter */
 #define MPITEV_ADAPTER_T_INITIALIZED() (mpit_refcount > 0)
 
-/* Object key for MPI_T_event_handle_alloc: a communicator's ev_key, the key every raise
- * site passes (events.h). The predefined communicators have fixed keys, so a tool may
- * register on them before MPI_Init and after MPI_Finalize.
+/* Object key for MPI_T_event_handle_alloc: a communicator's or a window's ev_key, the key
+ * every raise site passes (events.h, win.h). The predefined communicators have fixed
+ * keys, so a tool may register on them before MPI_Init and after MPI_Finalize.
  *
  * obj_handle should point to the MPI_Comm (16.3.8.4), but tools written for an MPI whose
  * MPI_Comm is a pointer pass the handle itself (MPI_COMM_WORLD, not &MPI_COMM_WORLD),
@@ -63,21 +64,13 @@ static int toympi_is_handle_value(uintptr_t v)
         return 0;
     unsigned k = TOYMPI_HANDLE_KIND((unsigned)v);
     return k == TOYMPI_KIND_COMM || k == TOYMPI_KIND_DATATYPE || k == TOYMPI_KIND_OP ||
-           k == TOYMPI_KIND_ERRHANDLER || k == TOYMPI_KIND_INFO || k == TOYMPI_KIND_REQUEST;
+           k == TOYMPI_KIND_ERRHANDLER || k == TOYMPI_KIND_INFO || k == TOYMPI_KIND_REQUEST ||
+           k == TOYMPI_KIND_WIN;
 }
 
-static int toympi_event_key(int bind, void *obj_handle, const void **key)
+/* A communicator's key; h is any handle value. */
+static int toympi_comm_event_key(MPI_Comm h, const void **key)
 {
-    if (bind != MPITEV_BIND_MPI_COMM)
-        return MPI_T_ERR_INVALID; /* every toy event type binds to MPI_Comm */
-    uintptr_t v = (uintptr_t)obj_handle;
-    MPI_Comm h;
-    if (toympi_is_handle_value(v))
-        h = (MPI_Comm)(unsigned)v; /* the handle passed by value */
-    else if (v < 4096 || v % _Alignof(MPI_Comm) != 0)
-        return MPI_T_ERR_INVALID_HANDLE; /* cannot point to an MPI_Comm */
-    else
-        h = *(const MPI_Comm *)obj_handle;
     if (h == MPI_COMM_WORLD) {
         *key = (const void *)(uintptr_t)TOYMPI_EV_KEY_WORLD;
         return MPI_SUCCESS;
@@ -91,6 +84,25 @@ static int toympi_event_key(int bind, void *obj_handle, const void **key)
         return MPI_T_ERR_INVALID_HANDLE; /* MPI_COMM_NULL, freed, or not a communicator */
     *key = TOYMPI_EV_KEY(c);
     return MPI_SUCCESS;
+}
+
+/* The toy's types bind to MPI_Comm or to MPI_Win (the one-sided family and win_free: a
+ * window's ev_key, win.c). Both handles are int, so the same rule reads either. */
+static int toympi_event_key(int bind, void *obj_handle, const void **key)
+{
+    if (bind != MPITEV_BIND_MPI_COMM && bind != MPITEV_BIND_MPI_WIN)
+        return MPI_T_ERR_INVALID;
+    uintptr_t v = (uintptr_t)obj_handle;
+    int h;
+    if (toympi_is_handle_value(v))
+        h = (int)(unsigned)v; /* the handle passed by value */
+    else if (v < 4096 || v % _Alignof(int) != 0)
+        return MPI_T_ERR_INVALID_HANDLE; /* cannot point to a handle */
+    else
+        h = *(const int *)obj_handle;
+    if (bind == MPITEV_BIND_MPI_WIN)
+        return toympi_win_event_key(h, key); /* MPI_WIN_NULL, freed, or not a window */
+    return toympi_comm_event_key(h, key);
 }
 #define MPITEV_ADAPTER_OBJECT_KEY(b, h, k) toympi_event_key((b), (h), (k))
 

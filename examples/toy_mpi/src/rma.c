@@ -28,23 +28,60 @@
 
 #include "transport.h"
 
-/* One operation in flight at the origin, from its issue to its ack or get reply. */
+/* One operation in flight at the origin, from its issue to its ack or get reply; what
+ * its started and complete events carry. */
 typedef struct toympi_rma_op {
     toympi_win_t *win;
+    uint32_t kind; /* TOYMPI_PKT_RMA_PUT, _GET or _ACCUMULATE */
     int target;
-    void *result; /* get: the origin buffer the reply goes to */
+    MPI_Aint off;  /* target_disp of the events: bytes from the target's base */
     size_t bytes;
+    uint64_t id;   /* op_id of the events: a per-process number, never 0 nor reused */
+    int32_t op;    /* MPITEV_CATALOG_OP_* (accumulate), 0 */
+    void *result;  /* get: the origin buffer the reply goes to */
 } toympi_rma_op_t;
+
+/* The payload of put/get/accumulate_started and _complete (MPITEV_CATALOG_L_RMA). */
+#define RMA_EVENT(o)                                                                       \
+    (int64_t)(o)->off, (mpitev_count_t)(o)->bytes, (o)->id, (int32_t)(o)->target, (o)->op
 
 static uint64_t id_of(const void *p) { return (uint64_t)(uintptr_t)p; }
 
-/* ------------------------------------------------------------------ origin */
-static toympi_rma_op_t *op_new(toympi_win_t *w, int target, size_t bytes)
+/* The catalogue's code of a predefined operator (the toy's handle index -> code). */
+static int32_t catalog_op(MPI_Op op)
 {
+    static const int32_t codes[] = {
+        [TOYMPI_HANDLE_INDEX(MPI_MAX)] = MPITEV_CATALOG_OP_MAX,
+        [TOYMPI_HANDLE_INDEX(MPI_MIN)] = MPITEV_CATALOG_OP_MIN,
+        [TOYMPI_HANDLE_INDEX(MPI_SUM)] = MPITEV_CATALOG_OP_SUM,
+        [TOYMPI_HANDLE_INDEX(MPI_PROD)] = MPITEV_CATALOG_OP_PROD,
+        [TOYMPI_HANDLE_INDEX(MPI_LAND)] = MPITEV_CATALOG_OP_LAND,
+        [TOYMPI_HANDLE_INDEX(MPI_BAND)] = MPITEV_CATALOG_OP_BAND,
+        [TOYMPI_HANDLE_INDEX(MPI_LOR)] = MPITEV_CATALOG_OP_LOR,
+        [TOYMPI_HANDLE_INDEX(MPI_BOR)] = MPITEV_CATALOG_OP_BOR,
+        [TOYMPI_HANDLE_INDEX(MPI_LXOR)] = MPITEV_CATALOG_OP_LXOR,
+        [TOYMPI_HANDLE_INDEX(MPI_BXOR)] = MPITEV_CATALOG_OP_BXOR,
+        [TOYMPI_HANDLE_INDEX(MPI_MINLOC)] = MPITEV_CATALOG_OP_MINLOC,
+        [TOYMPI_HANDLE_INDEX(MPI_MAXLOC)] = MPITEV_CATALOG_OP_MAXLOC,
+        [TOYMPI_HANDLE_INDEX(MPI_REPLACE)] = MPITEV_CATALOG_OP_REPLACE,
+        [TOYMPI_HANDLE_INDEX(MPI_NO_OP)] = MPITEV_CATALOG_OP_NO_OP,
+    };
+    unsigned i = (unsigned)TOYMPI_HANDLE_INDEX(op);
+    return i < sizeof codes / sizeof codes[0] ? codes[i] : MPITEV_CATALOG_OP_USER;
+}
+
+/* ------------------------------------------------------------------ origin */
+static toympi_rma_op_t *op_new(toympi_win_t *w, uint32_t kind, int target, MPI_Aint off,
+                               size_t bytes)
+{
+    static uint64_t next_id = 1;
     toympi_rma_op_t *op = toympi_calloc(1, sizeof *op);
     op->win = w;
+    op->kind = kind;
     op->target = target;
+    op->off = off;
     op->bytes = bytes;
+    op->id = next_id++;
     w->pending[target]++;
     w->pending_total++;
     return op;
@@ -74,7 +111,8 @@ static void attach_copy(toympi_frame_t *f, const void *buf, size_t bytes)
 
 void toympi_rma_put(toympi_win_t *w, int target, MPI_Aint off, const void *buf, size_t bytes)
 {
-    toympi_rma_op_t *op = op_new(w, target, bytes);
+    toympi_rma_op_t *op = op_new(w, TOYMPI_PKT_RMA_PUT, target, off, bytes);
+    TOYMPI_RAISE_WIN(put_started, w, RMA_EVENT(op));
     toympi_frame_t *f = request_frame(w, target, TOYMPI_PKT_RMA_PUT, id_of(op));
     f->hdr.rreq = (uint64_t)off;
     attach_copy(f, buf, bytes);
@@ -84,7 +122,9 @@ void toympi_rma_put(toympi_win_t *w, int target, MPI_Aint off, const void *buf, 
 void toympi_rma_accumulate(toympi_win_t *w, int target, MPI_Aint off, const void *buf,
                            size_t bytes, MPI_Datatype dt, MPI_Op op_handle)
 {
-    toympi_rma_op_t *op = op_new(w, target, bytes);
+    toympi_rma_op_t *op = op_new(w, TOYMPI_PKT_RMA_ACCUMULATE, target, off, bytes);
+    op->op = catalog_op(op_handle);
+    TOYMPI_RAISE_WIN(accumulate_started, w, RMA_EVENT(op));
     toympi_frame_t *f = request_frame(w, target, TOYMPI_PKT_RMA_ACCUMULATE, id_of(op));
     f->hdr.src = dt;
     f->hdr.tag = op_handle;
@@ -95,8 +135,9 @@ void toympi_rma_accumulate(toympi_win_t *w, int target, MPI_Aint off, const void
 
 void toympi_rma_get(toympi_win_t *w, int target, MPI_Aint off, void *buf, size_t bytes)
 {
-    toympi_rma_op_t *op = op_new(w, target, bytes);
+    toympi_rma_op_t *op = op_new(w, TOYMPI_PKT_RMA_GET, target, off, bytes);
     op->result = buf;
+    TOYMPI_RAISE_WIN(get_started, w, RMA_EVENT(op));
     toympi_frame_t *f = request_frame(w, target, TOYMPI_PKT_RMA_GET, id_of(op));
     f->hdr.bytes = bytes;
     f->hdr.rreq = (uint64_t)off;
@@ -130,6 +171,12 @@ void toympi_rma_barrier_send(toympi_win_t *w)
 static void op_complete(toympi_rma_op_t *op)
 {
     toympi_win_t *w = op->win;
+    if (op->kind == TOYMPI_PKT_RMA_PUT)
+        TOYMPI_RAISE_WIN(put_complete, w, RMA_EVENT(op));
+    else if (op->kind == TOYMPI_PKT_RMA_GET)
+        TOYMPI_RAISE_WIN(get_complete, w, RMA_EVENT(op));
+    else
+        TOYMPI_RAISE_WIN(accumulate_complete, w, RMA_EVENT(op));
     w->pending[op->target]--;
     w->pending_total--;
     free(op);
@@ -156,10 +203,15 @@ static void on_get_reply(toympi_conn_t *conn, const toympi_wire_hdr_t *h)
                                         get_reply_done, op);
 }
 
+/* MPI_Win_lock's grant, or one of MPI_Win_lock_all's (lock_acquired after the last). */
 static void on_grant(const toympi_wire_hdr_t *h)
 {
     toympi_win_t *w = (toympi_win_t *)(uintptr_t)h->sreq;
     w->grants_pending--;
+    if (!w->acquiring_all)
+        TOYMPI_RAISE_WIN(lock_acquired, w, h->src, toympi_ev_lock_type(h->tag));
+    else if (w->grants_pending == 0)
+        TOYMPI_RAISE_WIN(lock_acquired, w, MPITEV_CATALOG_ANY, MPITEV_CATALOG_LOCK_SHARED);
 }
 
 /* ------------------------------------------------------------------ target */

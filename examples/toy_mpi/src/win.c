@@ -51,6 +51,15 @@ static MPI_Win win_handle(const toympi_win_t *w)
     return (MPI_Win)(TOYMPI_KIND_WIN | (unsigned)w->index);
 }
 
+int toympi_win_event_key(MPI_Win h, const void **key)
+{
+    const toympi_win_t *w = win_get(h);
+    if (!w)
+        return MPI_T_ERR_INVALID_HANDLE;
+    *key = TOYMPI_WIN_KEY(w);
+    return MPI_SUCCESS;
+}
+
 static toympi_win_t *win_new(void)
 {
     int idx = 1;
@@ -150,6 +159,17 @@ int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 }
 TOYMPI_WEAK(Win_get_errhandler)
 
+/* ------------------------------------------------------------------ events */
+/* The payload of win_create and win_free (MPITEV_CATALOG_L_WIN). */
+#define WIN_EVENT_PAYLOAD(w)                                                               \
+    (w)->ev_key, (w)->comm_key, (mpitev_count_t)(w)->bytes, (int32_t)(w)->rank,            \
+        (int32_t)(w)->size
+
+/* sync_begin / sync_end of a synchronization call (kind: MPITEV_CATALOG_SYNC_*; target,
+ * or MPITEV_CATALOG_ANY for all targets). */
+#define SYNC_BEGIN(w, kind, target) TOYMPI_RAISE_WIN(sync_begin, w, (kind), (int32_t)(target))
+#define SYNC_END(w, kind, target) TOYMPI_RAISE_WIN(sync_end, w, (kind), (int32_t)(target))
+
 /* ------------------------------------------------------------------ progress */
 /* Drive progress until *count (operations or lock grants in flight) is 0. */
 static void wait_zero(toympi_win_t *w, const int *count)
@@ -193,7 +213,7 @@ typedef struct {
 /* The collective part of MPI_Win_create/_allocate: the window exists locally before the
  * exchange (a peer that finished it may send frames at once), then learns its peers. */
 static int win_setup(const char *fn, toympi_comm_t *c, MPI_Comm comm, char *base,
-                     MPI_Aint size, int disp_unit, int allocated, MPI_Win *win)
+                     MPI_Aint size, int disp_unit, void *baseptr, MPI_Win *win)
 {
     toympi_win_t *w = win_new();
     w->rank = c->rank;
@@ -202,7 +222,7 @@ static int win_setup(const char *fn, toympi_comm_t *c, MPI_Comm comm, char *base
     w->base = base;
     w->bytes = size;
     w->disp_unit = disp_unit;
-    w->allocated = allocated;
+    w->allocated = baseptr != NULL; /* MPI_Win_allocate: the memory is ours */
     w->peers = toympi_calloc((size_t)c->size, sizeof *w->peers);
     w->lock_held = toympi_calloc((size_t)c->size, sizeof(int));
     w->pending = toympi_calloc((size_t)c->size, sizeof(int));
@@ -221,8 +241,17 @@ static int win_setup(const char *fn, toympi_comm_t *c, MPI_Comm comm, char *base
         win_delete(w);
         return toympi_err(comm, rc, fn, "exchanging window information failed");
     }
+    /* Complete, nothing held: win_create at NONE, bound to the communicator (a tool
+     * registered on it learns the window's key before it could name the window). Its
+     * callbacks may call MPI, even free the window: the outputs are stored first and
+     * nothing is read after. */
+    if (baseptr)
+        *(void **)baseptr = base;
     *win = win_handle(w);
     toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
+    TOYMPI_RAISE_API(win_create, &toympi_events_src_api, (const void *)(uintptr_t)w->comm_key,
+                     MPITEV_CB_REQUIRE_NONE, WIN_EVENT_PAYLOAD(w));
+    toympi_progress_poll(TOYMPI_PROGRESS_EXIT); /* win_create buffered */
     return MPI_SUCCESS;
 }
 
@@ -255,7 +284,7 @@ int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
     if (!base && size > 0)
         return toympi_err(comm, MPI_ERR_ARG, "MPI_Win_create", "NULL base with size %lld",
                           (long long)size);
-    return win_setup("MPI_Win_create", c, comm, base, size, disp_unit, 0, win);
+    return win_setup("MPI_Win_create", c, comm, base, size, disp_unit, NULL, win);
 }
 TOYMPI_WEAK(Win_create)
 
@@ -271,13 +300,10 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
     if (!baseptr)
         return toympi_err(comm, MPI_ERR_ARG, "MPI_Win_allocate", "baseptr is NULL");
     char *base = toympi_calloc(1, (size_t)size);
-    rc = win_setup("MPI_Win_allocate", c, comm, base, size, disp_unit, 1, win);
-    if (rc) {
+    rc = win_setup("MPI_Win_allocate", c, comm, base, size, disp_unit, baseptr, win);
+    if (rc)
         free(base);
-        return rc;
-    }
-    *(void **)baseptr = base;
-    return MPI_SUCCESS;
+    return rc;
 }
 TOYMPI_WEAK(Win_allocate)
 
@@ -293,6 +319,8 @@ int PMPI_Win_free(MPI_Win *win)
     if (w->epoch == TOYMPI_EPOCH_LOCK || w->epoch == TOYMPI_EPOCH_LOCK_ALL)
         return win_err(w, MPI_ERR_RMA_SYNC, "MPI_Win_free", "a passive-target epoch is open");
     w->busy++; /* from here on, tool code may not synchronize or free it */
+    TOYMPI_RAISE_API(win_free, &toympi_events_src_api, TOYMPI_WIN_KEY(w), MPITEV_CB_REQUIRE_NONE,
+                     WIN_EVENT_PAYLOAD(w));
     wait_zero(w, &w->pending_total);
     win_barrier(w); /* nobody accesses it any more; every frame for it has arrived */
     w->busy--;
@@ -481,10 +509,12 @@ int PMPI_Win_fence(int assert, MPI_Win win)
     CHECK_NOT_BUSY(w)
     if (w->epoch == TOYMPI_EPOCH_LOCK || w->epoch == TOYMPI_EPOCH_LOCK_ALL)
         return win_err(w, MPI_ERR_RMA_SYNC, "MPI_Win_fence", "a passive-target epoch is open");
+    SYNC_BEGIN(w, MPITEV_CATALOG_SYNC_FENCE, MPITEV_CATALOG_ANY);
     wait_zero(w, &w->pending_total); /* my operations are applied at their targets */
     win_barrier(w);                  /* ... and everybody else's at me */
     w->epoch = (assert & MPI_MODE_NOSUCCEED) ? TOYMPI_EPOCH_NONE : TOYMPI_EPOCH_FENCE;
     w->ops_since_fence = 0;
+    SYNC_END(w, MPITEV_CATALOG_SYNC_FENCE, MPITEV_CATALOG_ANY);
     toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
     return MPI_SUCCESS;
 }
@@ -503,10 +533,12 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     if (!(may_start_passive(w) || w->epoch == TOYMPI_EPOCH_LOCK) || w->lock_held[rank])
         return win_err(w, MPI_ERR_RMA_SYNC, "MPI_Win_lock",
                        "lock on rank %d inside another epoch or held already", rank);
+    SYNC_BEGIN(w, MPITEV_CATALOG_SYNC_LOCK, rank);
     toympi_rma_lock(w, rank, lock_type);
     wait_zero(w, &w->grants_pending); /* the target queues us until it is ours */
     w->lock_held[rank] = lock_type;
     w->epoch = TOYMPI_EPOCH_LOCK;
+    SYNC_END(w, MPITEV_CATALOG_SYNC_LOCK, rank);
     toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
     return MPI_SUCCESS;
 }
@@ -529,11 +561,14 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
         return rc;
     if (w->epoch != TOYMPI_EPOCH_LOCK || !w->lock_held[rank])
         return win_err(w, MPI_ERR_RMA_SYNC, "MPI_Win_unlock", "no lock held on rank %d", rank);
+    SYNC_BEGIN(w, MPITEV_CATALOG_SYNC_UNLOCK, rank);
     wait_zero(w, &w->pending[rank]); /* my operations on rank are applied */
     toympi_rma_unlock(w, rank);
+    TOYMPI_RAISE_WIN(lock_released, w, rank, toympi_ev_lock_type(w->lock_held[rank]));
     w->lock_held[rank] = 0;
     if (!any_lock_held(w))
         w->epoch = TOYMPI_EPOCH_NONE;
+    SYNC_END(w, MPITEV_CATALOG_SYNC_UNLOCK, rank);
     toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
     return MPI_SUCCESS;
 }
@@ -546,10 +581,14 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
     CHECK_NOT_BUSY(w)
     if (!may_start_passive(w))
         return win_err(w, MPI_ERR_RMA_SYNC, "MPI_Win_lock_all", "inside another epoch");
+    SYNC_BEGIN(w, MPITEV_CATALOG_SYNC_LOCK_ALL, MPITEV_CATALOG_ANY);
+    w->acquiring_all = 1;
     for (int r = 0; r < w->size; r++)
         toympi_rma_lock(w, r, MPI_LOCK_SHARED);
-    wait_zero(w, &w->grants_pending);
+    wait_zero(w, &w->grants_pending); /* lock_acquired: at the last grant (rma.c) */
+    w->acquiring_all = 0;
     w->epoch = TOYMPI_EPOCH_LOCK_ALL;
+    SYNC_END(w, MPITEV_CATALOG_SYNC_LOCK_ALL, MPITEV_CATALOG_ANY);
     toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
     return MPI_SUCCESS;
 }
@@ -561,10 +600,13 @@ int PMPI_Win_unlock_all(MPI_Win win)
     CHECK_NOT_BUSY(w)
     if (w->epoch != TOYMPI_EPOCH_LOCK_ALL)
         return win_err(w, MPI_ERR_RMA_SYNC, "MPI_Win_unlock_all", "no MPI_Win_lock_all epoch");
+    SYNC_BEGIN(w, MPITEV_CATALOG_SYNC_UNLOCK_ALL, MPITEV_CATALOG_ANY);
     wait_zero(w, &w->pending_total);
     for (int r = 0; r < w->size; r++)
         toympi_rma_unlock(w, r);
+    TOYMPI_RAISE_WIN(lock_released, w, MPITEV_CATALOG_ANY, MPITEV_CATALOG_LOCK_SHARED);
     w->epoch = TOYMPI_EPOCH_NONE;
+    SYNC_END(w, MPITEV_CATALOG_SYNC_UNLOCK_ALL, MPITEV_CATALOG_ANY);
     toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
     return MPI_SUCCESS;
 }
@@ -580,7 +622,9 @@ int PMPI_Win_flush(int rank, MPI_Win win)
     if (w->epoch != TOYMPI_EPOCH_LOCK_ALL && !(w->epoch == TOYMPI_EPOCH_LOCK && w->lock_held[rank]))
         return win_err(w, MPI_ERR_RMA_SYNC, "MPI_Win_flush",
                        "no passive-target epoch on rank %d", rank);
+    SYNC_BEGIN(w, MPITEV_CATALOG_SYNC_FLUSH, rank);
     wait_zero(w, &w->pending[rank]);
+    SYNC_END(w, MPITEV_CATALOG_SYNC_FLUSH, rank);
     toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
     return MPI_SUCCESS;
 }
@@ -592,7 +636,9 @@ int PMPI_Win_flush_all(MPI_Win win)
     CHECK_NOT_BUSY(w)
     if (w->epoch != TOYMPI_EPOCH_LOCK_ALL && w->epoch != TOYMPI_EPOCH_LOCK)
         return win_err(w, MPI_ERR_RMA_SYNC, "MPI_Win_flush_all", "no passive-target epoch");
+    SYNC_BEGIN(w, MPITEV_CATALOG_SYNC_FLUSH_ALL, MPITEV_CATALOG_ANY);
     wait_zero(w, &w->pending_total);
+    SYNC_END(w, MPITEV_CATALOG_SYNC_FLUSH_ALL, MPITEV_CATALOG_ANY);
     toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
     return MPI_SUCCESS;
 }

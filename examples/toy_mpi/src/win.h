@@ -19,6 +19,8 @@
 
 #include "toympi_internal.h"
 
+#include "events.h"
+
 typedef struct toympi_win_peer {
     int world;     /* world rank */
     int index;     /* its window's index there: the context_id of frames sent to it */
@@ -63,6 +65,7 @@ typedef struct toympi_win {
     int *pending;        /* [size]: operations issued to each target, not acknowledged */
     int pending_total;
     int grants_pending;  /* lock requests sent and not granted yet */
+    int acquiring_all;   /* ... by MPI_Win_lock_all (lock_acquired once, at the last) */
     int barriers;        /* window barriers (fence, free) this process entered */
     int *barrier_seen;   /* [size]: barrier frames received from each rank */
 
@@ -72,9 +75,35 @@ typedef struct toympi_win {
     toympi_lock_waiter_t *waiters, *waiters_tail;
 } toympi_win_t;
 
+/* ------------------------------------------------------------------ events
+ * The one-sided family of the catalogue (put/get/accumulate_started and _complete,
+ * lock_acquired/_released, sync_begin/_end) is bound to the window: its key is the
+ * window's ev_key, a number given at creation and never reused (its own numbers, apart
+ * from the communicators'). They are raised at the origin on the engine source at
+ * MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, always buffered, like every engine event: the
+ * completions and grants inside the frame handlers, the starts and the synchronization
+ * events from the MPI calls, which leave through toympi_progress_poll's drain. Nothing
+ * is raised at the target (the catalogue describes what the origin sees). win_create is
+ * bound to the communicator the window was created over, win_free to the window; both
+ * come from the API source (win.c). */
+#define TOYMPI_WIN_KEY(w) ((const void *)(uintptr_t)(w)->ev_key)
+#define TOYMPI_RAISE_WIN(NAME, w, ...)                                                     \
+    MPITEV_RAISE_EVENT(NAME, &toympi_events_src_engine, TOYMPI_WIN_KEY(w),                 \
+                       MPITEV_CB_REQUIRE_ASYNC_SIGNAL_SAFE, __VA_ARGS__)
+
+/* The catalogue's code of a lock type (MPITEV_CATALOG_LOCK_*). */
+static inline int32_t toympi_ev_lock_type(int type)
+{
+    return type == MPI_LOCK_EXCLUSIVE ? MPITEV_CATALOG_LOCK_EXCLUSIVE
+                                      : MPITEV_CATALOG_LOCK_SHARED;
+}
+
 /* The window with this index (a frame's context_id), also while MPI_Win_create is still
  * exchanging it with the peers; NULL if none. */
 toympi_win_t *toympi_win_by_index(int index) TOYMPI_HIDDEN;
+/* MPI_T_event_handle_alloc's object key for window handle h (mpit.c): MPI_SUCCESS, or
+ * MPI_T_ERR_INVALID_HANDLE for MPI_WIN_NULL, a freed window or not a window. */
+int toympi_win_event_key(MPI_Win h, const void **key) TOYMPI_HIDDEN;
 /* Free what is left at MPI_Finalize (windows the application did not free). */
 void toympi_win_finalize(void) TOYMPI_HIDDEN;
 
