@@ -318,7 +318,8 @@ int PMPI_Win_free(MPI_Win *win)
     CHECK_NOT_BUSY(w)
     if (w->epoch == TOYMPI_EPOCH_LOCK || w->epoch == TOYMPI_EPOCH_LOCK_ALL)
         return win_err(w, MPI_ERR_RMA_SYNC, "MPI_Win_free", "a passive-target epoch is open");
-    w->busy++; /* from here on, tool code may not synchronize or free it */
+    w->busy++; /* from here on, tool code may not synchronize or free it, */
+    w->freeing = 1; /* nor start operations a freed window would get the replies of */
     TOYMPI_RAISE_API(win_free, &toympi_events_src_api, TOYMPI_WIN_KEY(w), MPITEV_CB_REQUIRE_NONE,
                      WIN_EVENT_PAYLOAD(w));
     wait_zero(w, &w->pending_total);
@@ -401,6 +402,8 @@ static int check_op(const char *fn, MPI_Win win, const rma_args_t *a, toympi_win
     toympi_win_t *w = win_get(win);
     if (!w)
         return toympi_err(MPI_COMM_NULL, MPI_ERR_WIN, fn, "invalid window");
+    if (w->freeing) /* tool code run by MPI_Win_free: refused, as CHECK_NOT_BUSY */
+        return MPI_ERR_RMA_SYNC;
     int rc = check_buffers(fn, w, a, bytes);
     if (rc || a->target == MPI_PROC_NULL)
         return rc;

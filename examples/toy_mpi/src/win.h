@@ -57,6 +57,7 @@ typedef struct toympi_win {
     MPI_Errhandler errhandler;
     int busy; /* an MPI call on the window waits in progress, where tool code may run:
                  such code may issue operations, but not synchronize or free it (win.c) */
+    int freeing; /* inside MPI_Win_free: no new operations (tool code's are refused) */
 
     /* ---- origin: access epochs and operations in flight */
     toympi_epoch_t epoch;

@@ -15,7 +15,8 @@
  * of B's traffic reaches A's registrations nor A's B's; win_create reaches the
  * registration on the communicator the window was created over, with the window's key,
  * which win_free repeats; the object key function refuses freed windows, MPI_WIN_NULL
- * and communicators for window-bound types. All deterministic: each event is delivered
+ * and communicators for window-bound types. Last, tool code that synchronizes or frees
+ * a window under the call synchronizing it is refused. All deterministic: each event is delivered
  * before the call that raised it returns. */
 #include <mpi.h>
 
@@ -346,6 +347,52 @@ static void check_b(const struct reg *rb, int right)
         check_locks(rb, locks, lock_syncs, 1);
 }
 
+/* Tool code on a window an MPI call is synchronizing: sync_begin of a fence is delivered
+ * inside the fence's barrier (its own barrier frame must be read first), where
+ * synchronizing or freeing the window is refused; win_free is delivered at once inside
+ * MPI_Win_free, where a new operation is refused too. */
+static MPI_Win tool_win;
+static int tool_rc[3] = {-1, -1, -1};
+
+static void tool_on_sync_begin(MPI_T_event_instance inst, MPI_T_event_registration h,
+                               MPI_T_cb_safety s, void *ud)
+{
+    (void)inst; (void)h; (void)s; (void)ud;
+    MPI_Win w = tool_win;
+    tool_rc[0] = MPI_Win_fence(0, tool_win);
+    tool_rc[1] = MPI_Win_free(&w);
+}
+
+static void tool_on_win_free(MPI_T_event_instance inst, MPI_T_event_registration h,
+                             MPI_T_cb_safety s, void *ud)
+{
+    (void)inst; (void)h; (void)s; (void)ud;
+    tool_rc[2] = MPI_Put(&rank, 1, MPI_INT, 0, 0, 1, MPI_INT, tool_win);
+}
+
+static void tool_code_on_window(void)
+{
+    int mem = 0, idx_sync, idx_free;
+    MPI_T_event_registration hs, hf;
+    MPI_OK(MPI_Win_create(&mem, sizeof mem, sizeof mem, MPI_INFO_NULL, MPI_COMM_WORLD,
+                          &tool_win));
+    T_OK(MPI_T_event_get_index("sync_begin", &idx_sync));
+    T_OK(MPI_T_event_get_index("win_free", &idx_free));
+    T_OK(MPI_T_event_handle_alloc(idx_sync, &tool_win, MPI_INFO_NULL, &hs));
+    T_OK(MPI_T_event_register_callback(hs, MPI_T_CB_REQUIRE_NONE, MPI_INFO_NULL, NULL,
+                                       tool_on_sync_begin));
+    T_OK(MPI_T_event_handle_alloc(idx_free, &tool_win, MPI_INFO_NULL, &hf));
+    T_OK(MPI_T_event_register_callback(hf, MPI_T_CB_REQUIRE_NONE, MPI_INFO_NULL, NULL,
+                                       tool_on_win_free));
+    MPI_OK(MPI_Win_fence(0, tool_win));
+    CHECK_EQ_INT(tool_rc[0], MPI_ERR_RMA_SYNC);
+    CHECK_EQ_INT(tool_rc[1], MPI_ERR_RMA_SYNC);
+    T_OK(MPI_T_event_handle_free(hs, NULL, NULL));
+    MPI_OK(MPI_Win_free(&tool_win));
+    CHECK_EQ_INT(tool_rc[2], MPI_ERR_RMA_SYNC);
+    T_OK(MPI_T_event_handle_free(hf, NULL, NULL));
+}
+
 /* The object key function for window-bound types. */
 static void check_keys(int put_index, MPI_Win freed, MPI_Win live)
 {
@@ -427,6 +474,7 @@ int main(int argc, char **argv)
     T_OK(MPI_T_event_handle_free(wc_parent.h, NULL, NULL));
     T_OK(MPI_T_event_handle_free(wc_world.h, NULL, NULL));
     MPI_OK(MPI_Comm_free(&parent));
+    tool_code_on_window();
     T_OK(MPI_T_finalize());
     return check_finish("test_win_events");
 }
