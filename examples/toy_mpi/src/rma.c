@@ -6,16 +6,16 @@
  * origin's window, both as addresses echoed back unchanged, as protocol.c does with
  * request ids; "index" is the receiver's window index, from win.h's peers[]):
  *
- *   frame            direction        context_id  src            tag        bytes  sreq  rreq     payload
- *   RMA_PUT          origin->target   index       -              -          n      op    offset   n bytes
- *   RMA_ACCUMULATE   origin->target   index       MPI_Datatype   MPI_Op     n      op    offset   n bytes
- *   RMA_GET          origin->target   index       -              -          n      op    offset   -
- *   RMA_ACK          target->origin   -           -              -          0      op    -        -
- *   RMA_GET_REPLY    target->origin   -           -              -          n      op    -        n bytes
- *   RMA_LOCK         origin->target   index       -              lock type  0      win   -        -
- *   RMA_GRANT        target->origin   -           target's rank  lock type  0      win   -        -
- *   RMA_UNLOCK       origin->target   index       -              -          0      -     -        -
- *   RMA_BARRIER      rank->rank       index       sender's rank  -          0      -     -        -
+ *   frame           direction      context_id src           tag        bytes sreq rreq   payload
+ *   RMA_PUT         origin->target index      -             -          n     op   offset n bytes
+ *   RMA_ACCUMULATE  origin->target index      MPI_Datatype  MPI_Op     n     op   offset n bytes
+ *   RMA_GET         origin->target index      -             -          n     op   offset -
+ *   RMA_ACK         target->origin -          -             -          0     op   -      -
+ *   RMA_GET_REPLY   target->origin -          -             -          n     op   -      n bytes
+ *   RMA_LOCK        origin->target index      -             lock type  0     win  -      -
+ *   RMA_GRANT       target->origin -          target's rank lock type  0     win  -      -
+ *   RMA_UNLOCK      origin->target index      -             -          0     -    -      -
+ *   RMA_BARRIER     rank->rank     index      sender's rank -          0     -    -      -
  *
  * offset: bytes from the target's window base (displacement times its disp_unit). A put
  * is read straight into the target's window; an accumulate into a buffer, then combined
