@@ -3,13 +3,15 @@
  * A tool is a shared library attached to an unmodified MPI program (LD_PRELOAD, or linked
  * before the MPI library). tc_core.c owns the PMPI wrappers of MPI_Init, MPI_Init_thread
  * and MPI_Finalize, tc_comms.c those of the calls that create or free a communicator,
- * and tc_core.c everything a tool needs around them:
+ * tc_wins.c those that create or free a window, and tc_core.c everything a tool needs
+ * around them:
  *
  *   - the event types and sources as MPI_T describes them (names, elements named by the
  *     type's enum, datatypes, displacements, sources' clocks);
  *   - registrations: for every type the tool selects, one handle per communicator
  *     (MPI_COMM_WORLD, MPI_COMM_SELF and each communicator created later; freed when the
- *     communicator is freed) or one handle for unbound types;
+ *     communicator is freed), one per window for MPI_WIN-bound types (each window the
+ *     program creates; freed after the window), or one handle for unbound types;
  *   - recording: the event callback is registered at MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE
  *     and only copies the instance into the calling thread's preallocated ring; at the
  *     MPI_T_CB_REQUIRE_MPI_RESTRICTED and _NONE levels it then "folds": takes every
@@ -61,14 +63,45 @@ struct tc_comm {
     int active; /* 0 once freed */
 };
 
-enum { TC_REC_EVENT = 0, TC_REC_DROPPED = 1 };
+/* A window's handle; an int where the MPI has no windows (built with TC_NO_WIN: no window
+ * is followed then). */
+#if defined(TC_NO_WIN)
+typedef int tc_win_handle;
+#else
+typedef MPI_Win tc_win_handle;
+#endif
+
+/* A window the tool follows. */
+struct tc_win {
+    tc_win_handle win;
+    int id;         /* 0, 1, ... in creation order on this process */
+    char label[32]; /* "win#0", "win#1", ... */
+    int comm;       /* tc_comm id of the communicator it was created over; -1 if not followed */
+    int rank, size; /* in the window's group (that communicator's) */
+    long long bytes; /* local window size given at creation (0 for a dynamic window) */
+    int active;     /* 0 once freed */
+    /* The same window on every member: the members' ranks in MPI_COMM_WORLD, in window
+     * rank order (NULL: not known), their hash, and how many windows over the same
+     * members this process created before (windows over one group are created in the
+     * same order on all its members). */
+    int *world;
+    uint64_t group_hash;
+    int group_seq;
+};
+
+/* Records: instances and drops, and two the tool core makes itself when the program
+ * creates or frees a window (PMPI wrapper; timestamp on source 0 taken right after the
+ * MPI's create, before any registration on the window exists, and right after its free),
+ * so a tool sees the window's life in timestamp order with its events. */
+enum { TC_REC_EVENT = 0, TC_REC_DROPPED = 1, TC_REC_WIN_CREATED = 2, TC_REC_WIN_FREED = 3 };
 
 /* One recorded callback. */
 struct tc_record {
     int32_t kind;   /* TC_REC_* */
-    int32_t type;   /* index into tc_types() */
+    int32_t type;   /* index into tc_types(); -1 for TC_REC_WIN_* */
     int32_t source; /* MPI_T source index (-1 if unknown) */
-    int32_t comm;   /* tc_comm id; -1 for unbound types */
+    int32_t comm;   /* tc_comm id; -1 for unbound and window-bound types */
+    int32_t win;    /* tc_win id for window-bound types and TC_REC_WIN_*; -1 otherwise */
     MPI_Count timestamp;
     int64_t count;     /* TC_REC_DROPPED: instances lost */
     uint64_t order;    /* recording order on its thread (tie-breaker) */
@@ -90,6 +123,8 @@ struct tc_tool {
     void (*process)(const struct tc_record *r);
     /* A new communicator is followed (also world and self). May be NULL. */
     void (*comm_added)(const struct tc_comm *c);
+    /* A new window is followed. May be NULL. */
+    void (*win_added)(const struct tc_win *w);
     /* At MPI_Finalize, after every registration is freed and everything recorded was
      * processed; MPI (PMPI_*) is still usable. */
     void (*finish)(int rank, int size);
@@ -102,6 +137,12 @@ extern const struct tc_tool tc_tool;
  * freed. tc_comms.c calls them from its wrappers. */
 void tc_comm_follow(MPI_Comm c, const char *label);
 void tc_comm_unfollow(MPI_Comm c);
+/* The same for a window created over comm (tc_wins.c): registers the selected
+ * window-bound types on it and records TC_REC_WIN_CREATED; world: its members' ranks in
+ * MPI_COMM_WORLD (size entries, copied) or NULL if not known. Unfollow: after the MPI's
+ * free, records TC_REC_WIN_FREED and frees the registrations. */
+void tc_win_follow(tc_win_handle w, MPI_Comm comm, long long bytes, const int *world);
+void tc_win_unfollow(tc_win_handle w);
 
 int tc_num_types(void);
 struct tc_type *tc_types(void);
@@ -109,6 +150,10 @@ int tc_num_sources(void);
 const struct tc_source *tc_sources(void);
 int tc_num_comms(void);
 const struct tc_comm *tc_comm(int id);
+int tc_num_wins(void);
+const struct tc_win *tc_win(int id);
+/* The label of a record's object: its window's, its communicator's, or "-". */
+const char *tc_object_label(const struct tc_record *r);
 int tc_rank(void);
 long tc_not_kept(void); /* records lost because a ring was full or no ring was free */
 

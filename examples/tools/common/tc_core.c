@@ -1,5 +1,5 @@
 /* tc_core.c -- attaching a tool: the MPI_Init/MPI_Finalize wrappers, MPI_T tables, registrations that follow
- * communicators, per-thread recording and the fold (see tc.h). */
+ * communicators and windows, per-thread recording and the fold (see tc.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "tc.h"
 
@@ -16,11 +16,12 @@ static int nsources;
 static int my_rank, my_size;
 static int attached; /* registrations exist; wrappers follow communicators */
 
-/* One registration: a type on a communicator (or unbound). Never released before
- * finish, so a late callback never sees freed memory. */
+/* One registration: a type on a communicator, on a window, or unbound. Never released
+ * before finish, so a late callback never sees freed memory. */
 struct tc_reg {
     struct tc_type *type;
-    int comm; /* tc_comm id, -1 unbound */
+    int comm; /* tc_comm id, -1 for window-bound and unbound types */
+    int win;  /* tc_win id, -1 for the others */
     MPI_T_event_registration handle;
     int live;
     struct tc_reg *next;
@@ -30,6 +31,8 @@ static _Atomic int frees_pending;
 
 static struct tc_comm **comms;
 static int ncomms, comms_cap;
+static struct tc_win **wins;
+static int nwins, wins_cap;
 
 int tc_num_types(void) { return ntypes; }
 struct tc_type *tc_types(void) { return types; }
@@ -37,7 +40,16 @@ int tc_num_sources(void) { return nsources; }
 const struct tc_source *tc_sources(void) { return sources; }
 int tc_num_comms(void) { return ncomms; }
 const struct tc_comm *tc_comm(int id) { return id >= 0 && id < ncomms ? comms[id] : NULL; }
+int tc_num_wins(void) { return nwins; }
+const struct tc_win *tc_win(int id) { return id >= 0 && id < nwins ? wins[id] : NULL; }
 int tc_rank(void) { return my_rank; }
+
+const char *tc_object_label(const struct tc_record *r)
+{
+    const struct tc_win *w = tc_win(r->win);
+    const struct tc_comm *c = tc_comm(r->comm);
+    return w ? w->label : c ? c->label : "-";
+}
 
 double tc_seconds(int source, MPI_Count ts)
 {
@@ -171,6 +183,7 @@ static void on_event(MPI_T_event_instance inst, MPI_T_event_registration h, MPI_
         rec->kind = TC_REC_EVENT;
         rec->type = (int32_t)(g->type - types);
         rec->comm = g->comm;
+        rec->win = g->win;
         rec->count = 0;
         rec->safety = (int32_t)safety;
         if (MPI_T_event_get_timestamp(inst, &rec->timestamp) != MPI_SUCCESS)
@@ -195,6 +208,7 @@ static void on_dropped(MPI_Count count, MPI_T_event_registration h, int source_i
         rec->kind = TC_REC_DROPPED;
         rec->type = (int32_t)(g->type - types);
         rec->comm = g->comm;
+        rec->win = g->win;
         rec->count = (int64_t)count;
         rec->source = source_index;
         rec->safety = (int32_t)safety;
@@ -212,15 +226,38 @@ static void on_free(MPI_T_event_registration h, MPI_T_cb_safety safety, void *us
     atomic_fetch_sub_explicit(&frees_pending, 1, memory_order_release);
 }
 
+/* A record the tool core makes itself (TC_REC_WIN_*): timestamp now, on source 0. */
+static void record_mark(int kind, const struct tc_win *w)
+{
+    if (nsources <= 0)
+        return;
+    struct tc_record *rec = claim();
+    if (!rec)
+        return;
+    rec->kind = kind;
+    rec->type = -1;
+    rec->source = 0;
+    rec->comm = w->comm;
+    rec->win = w->id;
+    rec->count = 0;
+    rec->safety = MPI_T_CB_REQUIRE_NONE;
+    rec->has_data = 0;
+    if (MPI_T_source_get_timestamp(0, &rec->timestamp) != MPI_SUCCESS)
+        rec->timestamp = 0;
+    publish(rec);
+}
+
 /* ------------------------------------------------------------------ registrations */
-static void reg_add(struct tc_type *t, int comm_id, MPI_Comm *comm)
+/* obj: a pointer to the communicator or window handle (NULL for unbound types). */
+static void reg_add(struct tc_type *t, int comm_id, int win_id, void *obj)
 {
     struct tc_reg *g = calloc(1, sizeof *g);
     if (!g)
         return;
     g->type = t;
     g->comm = comm_id;
-    if (MPI_T_event_handle_alloc(t->index, comm, MPI_INFO_NULL, &g->handle) != MPI_SUCCESS) {
+    g->win = win_id;
+    if (MPI_T_event_handle_alloc(t->index, obj, MPI_INFO_NULL, &g->handle) != MPI_SUCCESS) {
         free(g);
         return;
     }
@@ -273,9 +310,91 @@ void tc_comm_follow(MPI_Comm c, const char *label)
     comms[ncomms++] = tc;
     for (int i = 0; i < ntypes; i++)
         if (types[i].selected && types[i].bind == MPI_T_BIND_MPI_COMM)
-            reg_add(&types[i], tc->id, &tc->comm);
+            reg_add(&types[i], tc->id, -1, &tc->comm);
     if (tc_tool.comm_added)
         tc_tool.comm_added(tc);
+}
+
+static int comm_id_of(MPI_Comm c)
+{
+    for (int i = ncomms - 1; i >= 0; i--)
+        if (comms[i]->active && comms[i]->comm == c)
+            return i;
+    return -1;
+}
+
+/* The window's identity across ranks: its members (their world ranks; if not known, this
+ * process and the window's id, so it is never merged with another rank's window) and how
+ * many windows over the same members came before. */
+static void win_identity(struct tc_win *w, const int *world)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    w->world = world ? malloc((size_t)w->size * sizeof *w->world) : NULL;
+    if (w->world) {
+        memcpy(w->world, world, (size_t)w->size * sizeof *w->world);
+        for (int k = 0; k < w->size; k++)
+            h = (h ^ (uint64_t)(uint32_t)world[k]) * 1099511628211ull;
+    } else {
+        h = ((h ^ 0x10ca1u) * 1099511628211ull ^ (uint64_t)my_rank) * 1099511628211ull ^ (uint64_t)w->id;
+    }
+    w->group_hash = h;
+    for (int i = 0; i < nwins; i++)
+        if (wins[i] != w && wins[i]->group_hash == h)
+            w->group_seq++;
+}
+
+static struct tc_win *win_new(void)
+{
+    if (nwins == wins_cap) {
+        int cap = wins_cap ? 2 * wins_cap : 8;
+        struct tc_win **n = realloc(wins, (size_t)cap * sizeof *n);
+        if (!n)
+            return NULL;
+        wins = n, wins_cap = cap;
+    }
+    struct tc_win *w = calloc(1, sizeof *w);
+    if (w)
+        w->id = nwins;
+    return w;
+}
+
+void tc_win_follow(tc_win_handle win, MPI_Comm comm, long long bytes, const int *world)
+{
+    if (!attached)
+        return;
+    struct tc_win *w = win_new();
+    if (!w)
+        return;
+    w->win = win;
+    snprintf(w->label, sizeof w->label, "win#%d", w->id);
+    w->comm = comm_id_of(comm);
+    PMPI_Comm_rank(comm, &w->rank);
+    PMPI_Comm_size(comm, &w->size);
+    w->bytes = bytes;
+    w->active = 1;
+    wins[nwins++] = w;
+    win_identity(w, world);
+    record_mark(TC_REC_WIN_CREATED, w); /* before any instance on the window */
+    for (int i = 0; i < ntypes; i++)
+        if (types[i].selected && types[i].bind == MPI_T_BIND_MPI_WIN)
+            reg_add(&types[i], -1, w->id, &w->win);
+    if (tc_tool.win_added)
+        tc_tool.win_added(w);
+}
+
+void tc_win_unfollow(tc_win_handle win)
+{
+    if (!attached)
+        return;
+    for (int i = 0; i < nwins; i++) {
+        if (!wins[i]->active || wins[i]->win != win)
+            continue;
+        wins[i]->active = 0;
+        record_mark(TC_REC_WIN_FREED, wins[i]);
+        for (struct tc_reg *g = regs; g; g = g->next)
+            if (g->win == i)
+                reg_free(g);
+    }
 }
 
 void tc_comm_unfollow(MPI_Comm c)
@@ -320,9 +439,9 @@ static void element_names(struct tc_type *t, MPI_T_enum e)
 static int read_tables(void)
 {
     int n = 0;
-    if (MPI_T_event_get_num(&n) != MPI_SUCCESS || n <= 0)
+    if (MPI_T_event_get_num(&n) != MPI_SUCCESS || n < 0)
         return -1;
-    types = calloc((size_t)n, sizeof *types);
+    types = calloc((size_t)(n ? n : 1), sizeof *types);
     if (!types)
         return -1;
     for (int i = 0; i < n; i++) {
@@ -363,6 +482,26 @@ static int read_tables(void)
     return 0;
 }
 
+/* Selects the tool's types; with none (the MPI declares no event type, or none the tool
+ * wants), says so once per run (rank 0: every rank runs the same MPI) and returns 0. */
+static int select_types(void)
+{
+    int n = 0;
+    for (int i = 0; i < ntypes; i++) {
+        types[i].selected = tc_tool.select(&types[i]) != 0;
+        n += types[i].selected;
+    }
+    if (n > 0)
+        return n;
+    if (my_rank == 0 && ntypes == 0)
+        fprintf(stderr, "%s: the MPI declares no MPI_T event types: nothing to record, the tool is not "
+                        "attached\n", tc_tool.name);
+    else if (my_rank == 0)
+        fprintf(stderr, "%s: none of the MPI's %d MPI_T event types is one the tool records: nothing to "
+                        "record, the tool is not attached\n", tc_tool.name, ntypes);
+    return 0;
+}
+
 static void attach(void)
 {
     int provided;
@@ -370,7 +509,7 @@ static void attach(void)
     PMPI_Comm_size(MPI_COMM_WORLD, &my_size);
     if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
         return;
-    if (tc_tool.configure() != 0 || read_tables() != 0) {
+    if (tc_tool.configure() != 0 || read_tables() != 0 || select_types() == 0) {
         MPI_T_finalize();
         return;
     }
@@ -379,8 +518,6 @@ static void attach(void)
     /* calloc of this size maps zero pages: only what a thread writes becomes resident */
     for (int k = 0; k < TC_MAX_THREADS; k++)
         rings[k].slots = calloc(ring_cap, sizeof *rings[k].slots);
-    for (int i = 0; i < ntypes; i++)
-        types[i].selected = tc_tool.select(&types[i]);
     if (tc_tool.start)
         tc_tool.start(my_rank, my_size);
     attached = 1;
@@ -388,7 +525,7 @@ static void attach(void)
     tc_comm_follow(MPI_COMM_SELF, "MPI_COMM_SELF");
     for (int i = 0; i < ntypes; i++)
         if (types[i].selected && types[i].bind == MPI_T_BIND_NO_OBJECT)
-            reg_add(&types[i], -1, NULL);
+            reg_add(&types[i], -1, -1, NULL);
 }
 
 static void detach(void)

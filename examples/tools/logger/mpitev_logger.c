@@ -2,9 +2,10 @@
  *
  * Load it into any MPI program (LD_PRELOAD=libmpitev_logger.so, or link it before the MPI
  * library). tc_core.c registers, for every selected event type, on MPI_COMM_WORLD,
- * MPI_COMM_SELF and every communicator the program creates later (freed with it). Each
- * instance is printed generically from MPI_T_event_get_info: rank, seconds since the tool
- * attached (the source's ticks per second), communicator, source, type name and every
+ * MPI_COMM_SELF and every communicator the program creates later (freed with it), and
+ * window-bound types on every window. Each instance is printed generically from
+ * MPI_T_event_get_info, whatever its type: rank, seconds since the tool attached (the
+ * source's ticks per second), communicator or window, source, type name and every
  * element decoded by its datatype and named by the type's enum. Drops are printed when
  * the dropped handler reports them; at MPI_Finalize a per-type summary follows.
  *
@@ -107,14 +108,13 @@ static void emit(const char *line, size_t n)
 
 static void process(const struct tc_record *r)
 {
-    if (quiet)
-        return;
+    if (quiet || (r->kind != TC_REC_EVENT && r->kind != TC_REC_DROPPED))
+        return; /* instances and drops only, not the tool core's window records */
     const struct tc_type *t = &tc_types()[r->type];
-    const struct tc_comm *c = tc_comm(r->comm);
     const char *src = r->source >= 0 && r->source < tc_num_sources() ? tc_sources()[r->source].name : "?";
     char line[1024];
     size_t n = (size_t)snprintf(line, sizeof line, "[rank %d] %12.9f s %-14s %-14s ", tc_rank(),
-                                tc_seconds(r->source, r->timestamp), c ? c->label : "-", src);
+                                tc_seconds(r->source, r->timestamp), tc_object_label(r), src);
     if (r->kind == TC_REC_DROPPED) {
         n += (size_t)snprintf(line + n, sizeof line - n, "DROPPED %lld instances of %s\n",
                               (long long)r->count, t->name);
@@ -164,8 +164,8 @@ static void finish(int rank, int size)
     }
     n = snprintf(line, sizeof line,
                  "[rank %d] mpitev_logger: %ld instances delivered, %ld reported dropped, %ld not kept "
-                 "(buffer full), %d communicators followed\n",
-                 rank, delivered, dropped, tc_not_kept(), tc_num_comms());
+                 "(buffer full), %d communicators followed, %d windows followed\n",
+                 rank, delivered, dropped, tc_not_kept(), tc_num_comms(), tc_num_wins());
     emit(line, (size_t)n);
     if (out_fd > 2)
         close(out_fd);

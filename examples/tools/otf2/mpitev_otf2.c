@@ -321,7 +321,8 @@ static void add_attribute(const struct tc_type *t, const struct tc_record *r, in
 
 static void process(const struct tc_record *r)
 {
-    if (!archive || !alist || r->source < 0 || r->source >= tc_num_sources() || !writers[r->source])
+    if (!archive || !alist || r->source < 0 || r->source >= tc_num_sources() || !writers[r->source] ||
+        r->kind == TC_REC_WIN_CREATED || r->kind == TC_REC_WIN_FREED)
         return;
     const struct tc_type *t = &tc_types()[r->type];
     OTF2_EvtWriter *w = writers[r->source];

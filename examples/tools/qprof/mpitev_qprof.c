@@ -313,10 +313,10 @@ static void search_end(int q, const struct tc_type *t, const struct qtype *k, co
 
 static void process(const struct tc_record *r)
 {
-    if (r->kind == TC_REC_DROPPED) {
+    if (r->kind == TC_REC_DROPPED)
         qp.dropped += r->count;
+    if (r->kind != TC_REC_EVENT)
         return;
-    }
     const struct tc_type *t = &tc_types()[r->type];
     const struct qtype *k = &qt[r->type];
     double now = tc_seconds(r->source, r->timestamp);
