@@ -1,20 +1,23 @@
 /* mpitev_qprof: a message-queue profiler built on MPI_T events (standard API only).
  *
- * It recognises queue event types by name suffix, as MEL does for Open MPI's pml_obl
- * events (so toympi_posted_insert and pml_obl_posted_insert both fit):
- *   *posted_insert, *posted_remove                 posted-receive queue changes
- *   *unexpected_insert / *unex_insert, *_remove     unexpected-message queue changes
- *   *search_posted_begin / _end                     search of the posted queue
- *   *search_unexpected_begin / _end                 search of the unexpected queue
- * and their elements by name: queue_length (depth after the change; at a search's begin,
- * the entries it may examine), source or peer, found, request_id (posted entries) and seq
- * (unexpected entries). Without queue_length the depth is counted from inserts/removes.
+ * It reads the mpitev event catalogue's types, by their names alone (every MPI that
+ * raises them names them so; docs/tool-writers-guide.md):
+ *   posted_insert, posted_remove                 posted-receive queue changes
+ *   unexpected_insert, unexpected_remove         unexpected-message queue changes
+ *   search_posted_begin / _end                   search of the posted queue
+ *   search_unexpected_begin / _end               search of the unexpected queue
+ * with their elements queue_length (depth after the change; at a search's begin, the
+ * entries it may examine), source, found, request_id (posted entries) and seq (unexpected
+ * entries); without queue_length the depth is counted from inserts/removes. And the
+ * one-sided ones, bound to windows: put_started, get_started, accumulate_started and
+ * their _complete (element bytes), lock_acquired, lock_released, sync_begin and sync_end
+ * (element kind) -- qprof_rma.c.
  *
- * From these it computes, per process, per communicator and per peer: queue depth over
- * time, how long entries wait, search lengths and search times. The search length of a
- * search that found its entry is that entry's position in the queue (the profiler keeps a
- * shadow copy of both queues, keyed by request_id / seq); of a search that found nothing,
- * the queue length at its begin. At MPI_Finalize: qprof_report.c.
+ * From the queue events it computes, per process, per communicator and per peer: queue
+ * depth over time, how long entries wait, search lengths and search times. The search
+ * length of a search that found its entry is that entry's position in the queue (the
+ * profiler keeps a shadow copy of both queues, keyed by request_id / seq); of a search
+ * that found nothing, the queue length at its begin. At MPI_Finalize: qprof_report.c.
  *
  * Callbacks only record (tc_core.c); statistics are computed when a callback runs at
  * MPI_RESTRICTED or NONE, or at MPI_Finalize. */
@@ -29,7 +32,8 @@
 struct qp_state qp;
 
 static const char usage[] =
-    "mpitev_qprof: MPI message-queue profiler (standard MPI_T API only). Environment:\n"
+    "mpitev_qprof: MPI message-queue and one-sided profiler (standard MPI_T API only).\n"
+    "Environment:\n"
     "  MPITEV_QPROF_DIR       directory for data files, gnuplot script and PNGs\n"
     "                         (default mpitev-qprof; created if missing)\n"
     "  MPITEV_QPROF_OUTPUT    summary table: stdout (default) or a file path pattern\n"
@@ -40,18 +44,6 @@ static const char usage[] =
     "  MPITEV_TOOL_RING       instances buffered per thread before they are processed\n"
     "                         (default 16384)\n";
 
-enum role {
-    R_NONE,
-    R_INSERT,  /* + queue */
-    R_REMOVE,
-    R_SEARCH_BEGIN,
-    R_SEARCH_END
-};
-
-struct qtype {
-    int role, queue;
-    int e_len, e_peer, e_key, e_found;
-};
 static struct qtype *qt;
 
 /* shadow queues: entries in queue order */
@@ -70,44 +62,45 @@ struct pending_search {
 };
 static struct pending_search pending[Q_NUM];
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
 static void classify(const struct tc_type *t, struct qtype *q)
 {
     static const struct {
-        const char *suffix;
-        int role, queue;
+        const char *name;
+        int role, which;
     } table[] = {
         {"search_posted_begin", R_SEARCH_BEGIN, Q_POSTED},
         {"search_posted_end", R_SEARCH_END, Q_POSTED},
         {"search_unexpected_begin", R_SEARCH_BEGIN, Q_UNEX},
         {"search_unexpected_end", R_SEARCH_END, Q_UNEX},
-        {"search_unex_begin", R_SEARCH_BEGIN, Q_UNEX},
-        {"search_unex_end", R_SEARCH_END, Q_UNEX},
         {"posted_insert", R_INSERT, Q_POSTED},
         {"posted_remove", R_REMOVE, Q_POSTED},
         {"unexpected_insert", R_INSERT, Q_UNEX},
         {"unexpected_remove", R_REMOVE, Q_UNEX},
-        {"unex_insert", R_INSERT, Q_UNEX},
-        {"unex_remove", R_REMOVE, Q_UNEX},
+        {"put_started", R_RMA_START, RMA_PUT},
+        {"get_started", R_RMA_START, RMA_GET},
+        {"accumulate_started", R_RMA_START, RMA_ACC},
+        {"put_complete", R_RMA_DONE, RMA_PUT},
+        {"get_complete", R_RMA_DONE, RMA_GET},
+        {"accumulate_complete", R_RMA_DONE, RMA_ACC},
+        {"lock_acquired", R_LOCK_ACQUIRED, 0},
+        {"lock_released", R_LOCK_RELEASED, 0},
+        {"sync_begin", R_SYNC_BEGIN, 0},
+        {"sync_end", R_SYNC_END, 0},
     };
     q->role = R_NONE;
+    q->which = 0;
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (ends_with(t->name, table[i].suffix)) {
+        if (strcmp(t->name, table[i].name) == 0) {
             q->role = table[i].role;
-            q->queue = table[i].queue;
+            q->which = table[i].which;
             break;
         }
     q->e_len = tc_elem_find(t, "queue_length");
     q->e_peer = tc_elem_find(t, "source");
-    if (q->e_peer < 0)
-        q->e_peer = tc_elem_find(t, "peer");
     q->e_found = tc_elem_find(t, "found");
-    q->e_key = tc_elem_find(t, q->queue == Q_POSTED ? "request_id" : "seq");
+    q->e_key = tc_elem_find(t, q->which == Q_POSTED ? "request_id" : "seq");
+    q->e_bytes = tc_elem_find(t, "bytes");
+    q->e_kind = tc_elem_find(t, "kind");
 }
 
 static int bad(const char *var, const char *value)
@@ -164,6 +157,11 @@ static void start(int rank, int size)
         fprintf(qp.depth_file, "# rank %d: time_s posted_depth unexpected_depth\n0 0 0\n", rank);
     if (qp.search_file)
         fprintf(qp.search_file, "# rank %d: time_s queue(0 posted, 1 unexpected) length time_us found\n", rank);
+    snprintf(path, sizeof path, "%s/rank%d.rma.dat", qp.dir, rank);
+    qp.rma_file = fopen(path, "w");
+    if (qp.rma_file) /* the first line: a point for the plot of a rank without windows */
+        fprintf(qp.rma_file, "# rank %d: time_s window(win#) kind(0 put, 1 get, 2 accumulate) bytes\n"
+                             "0 -1 -1 0\n", rank);
 }
 
 static void comm_added(const struct tc_comm *c)
@@ -320,21 +318,26 @@ static void process(const struct tc_record *r)
     const struct tc_type *t = &tc_types()[r->type];
     const struct qtype *k = &qt[r->type];
     double now = tc_seconds(r->source, r->timestamp);
+    if (k->role >= R_RMA_START) {
+        qp.rma_instances++;
+        qp_rma_process(k, t, r, now);
+        return;
+    }
     qp.instances++;
     switch (k->role) {
     case R_INSERT:
-        insert(k->queue, t, k, r, now);
+        insert(k->which, t, k, r, now);
         break;
     case R_REMOVE:
-        remove_entry(k->queue, t, k, r, now);
+        remove_entry(k->which, t, k, r, now);
         break;
     case R_SEARCH_BEGIN:
-        pending[k->queue].active = 1;
-        pending[k->queue].t = now;
-        pending[k->queue].len = k->e_len >= 0 ? tc_elem_int(t, r, k->e_len) : shadow_n[k->queue];
+        pending[k->which].active = 1;
+        pending[k->which].t = now;
+        pending[k->which].len = k->e_len >= 0 ? tc_elem_int(t, r, k->e_len) : shadow_n[k->which];
         return;
     case R_SEARCH_END:
-        search_end(k->queue, t, k, r, now);
+        search_end(k->which, t, k, r, now);
         return;
     default:
         return;
@@ -349,7 +352,9 @@ static void finish(int rank, int size)
         fclose(qp.depth_file);
     if (qp.search_file)
         fclose(qp.search_file);
-    qp.depth_file = qp.search_file = NULL;
+    if (qp.rma_file)
+        fclose(qp.rma_file);
+    qp.depth_file = qp.search_file = qp.rma_file = NULL;
     qp_report(rank, size);
 }
 

@@ -1,6 +1,7 @@
-/* qprof.h -- the queue profiler's state, shared by its two files:
- * mpitev_qprof.c (configuration, roles of event types, statistics as instances are
- * processed) and qprof_report.c (summary table, data files, gnuplot script and PNGs). */
+/* qprof.h -- the queue profiler's state, shared by its files: mpitev_qprof.c
+ * (configuration, roles of event types, queue statistics as instances are processed),
+ * qprof_rma.c (the per-window one-sided statistics) and qprof_report.c (summary table,
+ * data files, gnuplot script and PNGs). */
 #ifndef MPITEV_TOOLS_QPROF_H
 #define MPITEV_TOOLS_QPROF_H
 
@@ -9,6 +10,41 @@
 #include <stdio.h>
 
 enum { Q_POSTED = 0, Q_UNEX = 1, Q_NUM = 2 };
+enum { RMA_PUT = 0, RMA_GET = 1, RMA_ACC = 2, RMA_KINDS = 3 };
+
+/* What an event type means to the profiler (by its catalogue name). */
+enum role {
+    R_NONE,
+    R_INSERT, /* which: the queue */
+    R_REMOVE,
+    R_SEARCH_BEGIN,
+    R_SEARCH_END,
+    R_RMA_START, /* which: RMA_PUT, RMA_GET or RMA_ACC */
+    R_RMA_DONE,
+    R_LOCK_ACQUIRED,
+    R_LOCK_RELEASED,
+    R_SYNC_BEGIN,
+    R_SYNC_END
+};
+
+/* A type's role and where its elements are (-1: absent). */
+struct qtype {
+    int role, which;
+    int e_len, e_peer, e_key, e_found; /* queues */
+    int e_bytes, e_kind;               /* one-sided */
+};
+
+/* One-sided statistics of one window (tc_win id). */
+struct qp_win {
+    long ops[RMA_KINDS], completed[RMA_KINDS];
+    long long bytes[RMA_KINDS];
+    long syncs;
+    double sync_sum, sync_max, sync_t0; /* seconds in synchronization calls */
+    int sync_open;                      /* a sync_begin waits for its sync_end */
+    long locks, lock_waits;
+    double lock_wait_sum, lock_wait_max, lock_t0; /* MPI_Win_lock's begin to lock_acquired */
+    int lock_open;
+};
 
 /* Statistics of one queue, for the process or for one communicator. */
 struct qp_stats {
@@ -35,16 +71,19 @@ struct qp_state {
     int npeers, peers_cap;
     long *hist[Q_NUM];        /* search-length histogram */
     long hist_len[Q_NUM];
-    FILE *depth_file, *search_file;
+    struct qp_win *wins;      /* [nwins] */
+    int nwins;
+    FILE *depth_file, *search_file, *rma_file;
     char dir[1024];
     char summary[1024];       /* "stdout" or a path pattern */
     char gnuplot[256];        /* command, or "none" */
     int png_w, png_h;
-    long instances;
+    long instances, rma_instances;
     long dropped;
 };
 extern struct qp_state qp;
 
+void qp_rma_process(const struct qtype *k, const struct tc_type *t, const struct tc_record *r, double now);
 void qp_report(int rank, int size);
 
 #endif

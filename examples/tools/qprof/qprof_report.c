@@ -1,11 +1,14 @@
 /* qprof_report.c -- what the queue profiler leaves at MPI_Finalize:
  *   - a summary table per rank (stdout, rank by rank, or one file per rank): per queue
- *     for the process, per communicator, and per peer;
+ *     for the process, per communicator, and per peer; then, if the process created
+ *     windows, one line per window (one-sided operations, locks, synchronization);
  *   - in MPITEV_QPROF_DIR: rank<r>.depth.dat (depth over time), rank<r>.search.dat (every
- *     search), rank<r>.hist.dat (search-length histogram), qprof.gp (gnuplot script) and
- *     the PNGs it makes: depth.png (depth over time, one line per rank) and
- *     search_length.png (search-length histogram, one bar colour per rank). Restyle with
- *     `cd DIR && gnuplot qprof.gp`. */
+ *     search), rank<r>.hist.dat (search-length histogram), rank<r>.rma.dat (every
+ *     one-sided operation started), qprof.gp (gnuplot script) and the PNGs it makes:
+ *     depth.png (depth over time, one line per rank), search_length.png (search-length
+ *     histogram, one bar colour per rank) and, if any rank created a window, rma.png
+ *     (bytes and operations started per window over time, one line per rank and
+ *     window). Restyle with `cd DIR && gnuplot qprof.gp`. */
 #define _POSIX_C_SOURCE 200809L
 #include "qprof.h"
 
@@ -24,12 +27,36 @@ static void stats_row(FILE *f, int rank, const char *scope, int q, const struct 
             s->searches ? s->stime_sum / (double)s->searches * 1e6 : 0.0, s->stime_max * 1e6);
 }
 
+static double per_us(double sum, long n) { return n ? sum / (double)n * 1e6 : 0.0; }
+
+/* One line per window this process created (with or without one-sided instances). */
+static void win_rows(FILE *f, int rank)
+{
+    static const struct qp_win none;
+    if (tc_num_wins() == 0)
+        return;
+    fprintf(f, "[rank %d] %-8s %-16s %10s %6s %10s %6s %10s %6s %10s %6s %12s %12s %6s %12s\n", rank, "window",
+            "over", "win_bytes", "puts", "put_bytes", "gets", "get_bytes", "accs", "acc_bytes", "locks",
+            "wait_mean_us", "wait_max_us", "syncs", "sync_us");
+    for (int i = 0; i < tc_num_wins(); i++) {
+        const struct tc_win *tw = tc_win(i);
+        const struct tc_comm *c = tc_comm(tw->comm);
+        const struct qp_win *w = i < qp.nwins ? &qp.wins[i] : &none;
+        fprintf(f, "[rank %d] %-8s %-16s %10lld %6ld %10lld %6ld %10lld %6ld %10lld %6ld %12.1f %12.1f %6ld %12.1f\n",
+                rank, tw->label, c ? c->label : "-", tw->bytes, w->ops[RMA_PUT], w->bytes[RMA_PUT], w->ops[RMA_GET],
+                w->bytes[RMA_GET], w->ops[RMA_ACC], w->bytes[RMA_ACC], w->locks,
+                per_us(w->lock_wait_sum, w->lock_waits), w->lock_wait_max * 1e6, w->syncs, w->sync_sum * 1e6);
+    }
+}
+
 static void table(FILE *f, int rank)
 {
     fprintf(f,
-            "[rank %d] mpitev_qprof: %ld queue instances processed, %ld reported dropped, %ld not kept\n"
+            "[rank %d] mpitev_qprof: %ld queue instances processed, %ld one-sided, %ld reported dropped, "
+            "%ld not kept\n"
             "[rank %d] %-16s %-10s %8s %6s %9s %8s %6s %8s %6s %10s %10s\n",
-            rank, qp.instances, qp.dropped, tc_not_kept(), rank, "scope", "queue", "inserts", "max", "wait_us",
+            rank, qp.instances, qp.rma_instances, qp.dropped, tc_not_kept(), rank, "scope", "queue", "inserts",
+            "max", "wait_us",
             "searches", "hits", "mean_len", "max_len", "search_us", "max_s_us");
     for (int q = 0; q < Q_NUM; q++)
         stats_row(f, rank, "process", q, &qp.all[q]);
@@ -56,6 +83,7 @@ static void table(FILE *f, int rank)
                 p->waits[Q_POSTED] ? p->wait_sum[Q_POSTED] / (double)p->waits[Q_POSTED] * 1e6 : 0.0,
                 p->inserts[Q_UNEX], p->waits[Q_UNEX] ? p->wait_sum[Q_UNEX] / (double)p->waits[Q_UNEX] * 1e6 : 0.0);
     }
+    win_rows(f, rank);
     fflush(f);
 }
 
@@ -97,9 +125,48 @@ static long count_tic_step(long max)
                 return mantissa[i] * decade;
 }
 
-/* ymax: the largest posted depth, unexpected depth, posted-search count and
- * unexpected-search count of any rank (the four plots' y ranges). */
-static void write_script(int size, const double *offset, const long *maxlen, const long ymax[4])
+/* rma.png: per rank and window, the bytes and the operations started so far, over time
+ * (only if some rank created a window). A rank without windows plots nothing (NaN). */
+static void write_rma_script(FILE *f, int size, const int *nwin, long max_ops)
+{
+    int any = 0;
+    for (int r = 0; r < size; r++)
+        any |= nwin[r] > 0;
+    if (!any)
+        return;
+    fprintf(f, "\narray nwin[%d]\n", size);
+    for (int r = 0; r < size; r++)
+        fprintf(f, "nwin[%d] = %d  # windows rank %d created\n", r + 1, nwin[r], r);
+    fprintf(f,
+            "\n"
+            "set output 'rma.png'\n"
+            "set multiplot layout 2,1 title 'MPI one-sided operations started, per window (mpitev_qprof, MPI_T "
+            "events)'\n"
+            "set xrange [*:*]\n"
+            "set yrange [0:*]\n"
+            "set xtics autofreq\n"
+            "set ytics autofreq\n"
+            "set key outside right top title 'rank win#'\n"
+            "set xlabel 'time since the first MPI_Init (ms)'\n"
+            "set ylabel 'bytes (cumulative)'\n"
+            "set title 'bytes put, got and accumulated'\n"
+            "plot for [r=0:nranks-1] for [w=0:nwin[r+1]-1] sprintf('rank%%d.rma.dat', r) \\\n"
+            "     using (($1+offset[r+1])*1000):(w < nwin[r+1] ? ($2 == w ? $4 : 0) : NaN) smooth cumulative \\\n"
+            "     with steps linewidth 2 title (w < nwin[r+1] ? sprintf('%%d %%d', r, w) : '')\n"
+            "set ytics %ld\n"
+            "set ylabel 'operations (cumulative)'\n"
+            "set title 'operations: put, get, accumulate'\n"
+            "plot for [r=0:nranks-1] for [w=0:nwin[r+1]-1] sprintf('rank%%d.rma.dat', r) \\\n"
+            "     using (($1+offset[r+1])*1000):(w < nwin[r+1] ? ($2 == w ? 1 : 0) : NaN) smooth cumulative \\\n"
+            "     with steps linewidth 2 title (w < nwin[r+1] ? sprintf('%%d %%d', r, w) : '')\n"
+            "unset multiplot\n",
+            count_tic_step(max_ops));
+}
+
+/* ymax: the largest posted depth, unexpected depth, posted-search count,
+ * unexpected-search count and operations on one window of any rank (the plots' y
+ * ranges). */
+static void write_script(int size, const double *offset, const long *maxlen, const long ymax[5], const int *nwin)
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/qprof.gp", qp.dir);
@@ -163,10 +230,11 @@ static void write_script(int size, const double *offset, const long *maxlen, con
             "unset multiplot\n",
             count_tic_step(ymax[0]), count_tic_step(ymax[1]), xmax, xmax, count_tic_step(ymax[2]),
             count_tic_step(ymax[3]));
+    write_rma_script(f, size, nwin, ymax[4]);
     fclose(f);
 }
 
-static void run_gnuplot(void)
+static void run_gnuplot(int rma)
 {
     if (strcmp(qp.gnuplot, "none") == 0)
         return;
@@ -186,54 +254,87 @@ static void run_gnuplot(void)
         fprintf(stderr, "mpitev_qprof: '%s qprof.gp' in %s failed (status %d); data and script are there\n",
                 qp.gnuplot, qp.dir, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     else
-        fprintf(stderr, "mpitev_qprof: plots in %s/depth.png and %s/search_length.png\n", qp.dir, qp.dir);
+        fprintf(stderr, "mpitev_qprof: plots in %s/depth.png and %s/search_length.png%s%s%s\n", qp.dir, qp.dir,
+                rma ? " and " : "", rma ? qp.dir : "", rma ? "/rma.png" : "");
 }
 
-void qp_report(int rank, int size)
+/* The summary: on stdout rank by rank, or one file per rank. */
+static void write_summary(int rank, int size)
 {
-    write_hist(rank);
     if (strcmp(qp.summary, "stdout") == 0) {
         for (int r = 0; r < size; r++) { /* rank by rank */
             if (r == rank)
                 table(stdout, rank);
             PMPI_Barrier(MPI_COMM_WORLD);
         }
-    } else {
-        char path[1200];
-        tc_path_for_rank(qp.summary, rank, path, sizeof path);
-        FILE *f = fopen(path, "w");
-        if (f) {
-            table(f, rank);
-            fclose(f);
-        } else {
-            fprintf(stderr, "mpitev_qprof: cannot write %s\n", path);
-        }
+        return;
     }
+    char path[1200];
+    tc_path_for_rank(qp.summary, rank, path, sizeof path);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        table(f, rank);
+        fclose(f);
+    } else {
+        fprintf(stderr, "mpitev_qprof: cannot write %s\n", path);
+    }
+}
+
+/* What rank 0 needs from every rank for the script: attach times, longest searches,
+ * windows created, and the plots' y ranges (for integer ticks: the deepest queues and
+ * the tallest bars). */
+struct plot_data {
+    double *t0;
+    long *maxlen;
+    int *nwin;
+    long ymax[5];
+};
+
+static void gather_plot_data(int rank, int size, struct plot_data *d)
+{
     double t0 = attach_seconds();
     long maxlen = qp.all[0].len_max > qp.all[1].len_max ? qp.all[0].len_max : qp.all[1].len_max;
-    double *all_t0 = rank == 0 ? calloc((size_t)size, sizeof *all_t0) : NULL;
-    long *all_len = rank == 0 ? calloc((size_t)size, sizeof *all_len) : NULL;
-    PMPI_Gather(&t0, 1, MPI_DOUBLE, all_t0, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    PMPI_Gather(&maxlen, 1, MPI_LONG, all_len, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-    /* The plots' y ranges, for integer ticks: the deepest queues and the tallest bars. */
-    long mine[4] = {qp.all[Q_POSTED].max_depth, qp.all[Q_UNEX].max_depth, 0, 0}, ymax[4] = {0, 0, 0, 0};
+    int nwin = tc_num_wins();
+    d->t0 = rank == 0 ? calloc((size_t)size, sizeof *d->t0) : NULL;
+    d->maxlen = rank == 0 ? calloc((size_t)size, sizeof *d->maxlen) : NULL;
+    d->nwin = rank == 0 ? calloc((size_t)size, sizeof *d->nwin) : NULL;
+    PMPI_Gather(&t0, 1, MPI_DOUBLE, d->t0, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    PMPI_Gather(&maxlen, 1, MPI_LONG, d->maxlen, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    PMPI_Gather(&nwin, 1, MPI_INT, d->nwin, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    long mine[5] = {qp.all[Q_POSTED].max_depth, qp.all[Q_UNEX].max_depth, 0, 0, 0};
     for (int q = 0; q < Q_NUM; q++)
         for (long len = 0; len < qp.hist_len[q]; len++)
             if (qp.hist[q][len] > mine[2 + q])
                 mine[2 + q] = qp.hist[q][len];
-    PMPI_Reduce(mine, ymax, 4, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    for (int w = 0; w < qp.nwins; w++) {
+        long ops = qp.wins[w].ops[RMA_PUT] + qp.wins[w].ops[RMA_GET] + qp.wins[w].ops[RMA_ACC];
+        if (ops > mine[4])
+            mine[4] = ops;
+    }
+    memset(d->ymax, 0, sizeof d->ymax);
+    PMPI_Reduce(mine, d->ymax, 5, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+}
+
+void qp_report(int rank, int size)
+{
+    write_hist(rank);
+    write_summary(rank, size);
+    struct plot_data d;
+    gather_plot_data(rank, size, &d);
     /* every rank's data files are closed before rank 0 plots them */
     PMPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0 && all_t0 && all_len) {
-        double first = all_t0[0];
+    if (rank == 0 && d.t0 && d.maxlen && d.nwin) {
+        double first = d.t0[0];
+        int rma = 0;
         for (int r = 1; r < size; r++)
-            if (all_t0[r] < first)
-                first = all_t0[r];
-        for (int r = 0; r < size; r++)
-            all_t0[r] -= first;
-        write_script(size, all_t0, all_len, ymax);
-        run_gnuplot();
+            if (d.t0[r] < first)
+                first = d.t0[r];
+        for (int r = 0; r < size; r++) {
+            d.t0[r] -= first;
+            rma |= d.nwin[r] > 0;
+        }
+        write_script(size, d.t0, d.maxlen, d.ymax, d.nwin);
+        run_gnuplot(rma);
     }
-    free(all_t0);
-    free(all_len);
+    free(d.t0), free(d.maxlen), free(d.nwin);
 }
