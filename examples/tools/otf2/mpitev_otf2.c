@@ -15,9 +15,14 @@
  *   - timestamps: the sources' ticks (converted to the first source's ticks per second if
  *     a source has another rate); ClockProperties: that resolution, the earliest
  *     timestamp of all ranks as offset, the span of all ranks as length;
- *   - OTF2 writes a BufferFlush record when it flushes a location's buffer: the flush
- *     callbacks count flushes and give the stop time; the memory callbacks hand out chunks
- *     and (MPITEV_OTF2_CHUNKS) bound the memory per location, so a long run flushes;
+ *   - one-sided instances (the catalogue's window-bound events) are OTF2 RMA records on
+ *     OTF2 RMA windows (otf2_rma.c);
+ *   - bounded memory, as Score-P: the memory callbacks hand out the event chunks from a
+ *     per-process pool (MPITEV_OTF2_MEMORY, default 16 MiB); when it is used up, the
+ *     allocator returns NULL and OTF2 flushes the buffer asking for a chunk to disk and
+ *     reuses its chunks (each location always gets one chunk). The pre-flush callback
+ *     counts these flushes and allows them (OTF2_FLUSH); the post-flush callback gives the
+ *     stop time of the BufferFlush record OTF2 writes;
  *   - definitions: regions and attributes come from the MPI_T tables, identical on every
  *     rank of one MPI (checked); payload strings are local per rank and unified at
  *     MPI_Finalize: rank 0 gathers every rank's strings, defines the global ones and each
@@ -26,8 +31,7 @@
  * anchor file <dir>/traces.otf2. Callbacks only record (tc_core.c); OTF2 records are
  * written when a callback runs at MPI_RESTRICTED or NONE, or at MPI_Finalize. */
 #define _POSIX_C_SOURCE 200809L
-#include "../common/tc.h"
-#include "otf2_coll.h"
+#include "otf2_tracer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,17 +45,18 @@ static const char usage[] =
     "  MPITEV_OTF2_EVENTS  event type names or glob patterns, separated by comma, colon,\n"
     "                      semicolon or space (unset or empty: all types)\n"
     "  MPITEV_OTF2_CHUNK   OTF2 chunk size in bytes (default 1048576, at least 262144)\n"
-    "  MPITEV_OTF2_CHUNKS  chunks a location may hold before OTF2 flushes it to disk\n"
-    "                      (default: unbounded)\n"
+    "  MPITEV_OTF2_MEMORY  bytes of event buffers per process, at least one chunk (default\n"
+    "                      16777216); when they are full, OTF2 writes a buffer to disk\n"
     "  MPITEV_TOOL_RING    instances buffered per thread before they are written\n"
     "                      (default 16384)\n";
 
 static struct tc_patterns select_patterns;
 static char dir[1024];
-static long chunk_size = 1 << 20, max_chunks;
+static long chunk_size = 1 << 20, memory_bound = 16 << 20;
+static long pool_chunks, pool_used, pool_peak; /* event chunks the process may hold, holds, held at most */
 
 static OTF2_Archive *archive;
-static struct OTF2_CollectiveContext coll_ctx;
+struct OTF2_CollectiveContext trace_coll;
 static int have_comm;
 static OTF2_EvtWriter **writers; /* per source */
 static OTF2_TimeStamp *last_ts;  /* per source: last written */
@@ -59,7 +64,7 @@ static uint64_t *nevents;        /* per source: records written */
 static OTF2_TimeStamp first_ts = UINT64_MAX, end_ts;
 static uint64_t resolution = 1000000000;
 static long flushes;
-static OTF2_AttributeList *alist;
+OTF2_AttributeList *trace_alist;
 
 /* attributes: one per distinct (element name, OTF2 type) */
 struct attr {
@@ -91,8 +96,9 @@ static int configure(void)
         return bad("MPITEV_OTF2_EVENTS", ev);
     if ((chunk_size = tc_env_long("MPITEV_OTF2_CHUNK", 1 << 20)) < 256 * 1024)
         return bad("MPITEV_OTF2_CHUNK", getenv("MPITEV_OTF2_CHUNK"));
-    if ((max_chunks = tc_env_long("MPITEV_OTF2_CHUNKS", 0)) < 0)
-        return bad("MPITEV_OTF2_CHUNKS", getenv("MPITEV_OTF2_CHUNKS"));
+    if ((memory_bound = tc_env_long("MPITEV_OTF2_MEMORY", 16 << 20)) < chunk_size)
+        return bad("MPITEV_OTF2_MEMORY (less than one chunk)", getenv("MPITEV_OTF2_MEMORY"));
+    pool_chunks = memory_bound / chunk_size;
     if (tc_env_long("MPITEV_TOOL_RING", 1) < 0)
         return bad("MPITEV_TOOL_RING", getenv("MPITEV_TOOL_RING"));
     return 0;
@@ -160,8 +166,9 @@ static void *mem_alloc(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void **
     struct chunks *c = *per_buffer;
     if (!c && !(c = *per_buffer = calloc(1, sizeof *c)))
         return NULL;
-    /* Bounded memory for event buffers: NULL makes OTF2 flush the buffer and reuse it. */
-    if (ft == OTF2_FILETYPE_EVENTS && max_chunks > 0 && c->n >= max_chunks)
+    /* Bounded memory for event buffers: NULL makes OTF2 flush this buffer and reuse its
+     * chunks. A buffer without chunks always gets one, so a flush always frees one. */
+    if (ft == OTF2_FILETYPE_EVENTS && c->n > 0 && pool_used >= pool_chunks)
         return NULL;
     if (c->n == c->cap) {
         long cap = c->cap ? 2 * c->cap : 8;
@@ -173,15 +180,19 @@ static void *mem_alloc(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void **
     void *m = malloc(size);
     if (m)
         c->p[c->n++] = m;
+    if (m && ft == OTF2_FILETYPE_EVENTS && ++pool_used > pool_peak)
+        pool_peak = pool_used;
     return m;
 }
 
 static void mem_free_all(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void **per_buffer, bool final)
 {
-    (void)ud, (void)ft, (void)loc;
+    (void)ud, (void)loc;
     struct chunks *c = *per_buffer;
     if (!c)
         return;
+    if (ft == OTF2_FILETYPE_EVENTS)
+        pool_used -= c->n;
     for (long i = 0; i < c->n; i++)
         free(c->p[i]);
     c->n = 0;
@@ -225,17 +236,9 @@ static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef lo
 static const OTF2_FlushCallbacks flush_callbacks = {pre_flush, post_flush};
 
 /* ---------------------------------------------------------------- lifecycle */
-static void start(int rank, int size)
+/* One attribute per distinct (element name, OTF2 type), and the two of drops. */
+static void define_attributes(void)
 {
-    int ns = tc_num_sources();
-    writers = calloc((size_t)(ns ? ns : 1), sizeof *writers);
-    last_ts = calloc((size_t)(ns ? ns : 1), sizeof *last_ts);
-    nevents = calloc((size_t)(ns ? ns : 1), sizeof *nevents);
-    attr_of = malloc((size_t)tc_num_types() * TC_MAX_ELEMS * sizeof *attr_of);
-    if (!writers || !last_ts || !nevents || !attr_of)
-        return;
-    if (ns > 0 && tc_sources()[0].ticks_per_second > 0)
-        resolution = (uint64_t)tc_sources()[0].ticks_per_second;
     for (int t = 0; t < tc_num_types(); t++) {
         const struct tc_type *ty = &tc_types()[t];
         for (int i = 0; i < ty->num_elements; i++)
@@ -243,8 +246,11 @@ static void start(int rank, int size)
     }
     attr_dropped_count = attr_id("dropped_count", OTF2_TYPE_UINT64);
     attr_dropped_event = attr_id("dropped_event", OTF2_TYPE_STRING);
+}
 
-    /* the archive directory: rank 0 picks a fresh name, everyone uses it */
+/* The archive directory: rank 0 picks a fresh name, everyone uses it. */
+static void pick_dir(int rank)
+{
     if (rank == 0) {
         char base[1024];
         struct stat st;
@@ -253,40 +259,77 @@ static void start(int rank, int size)
             snprintf(dir, sizeof dir, "%.1000s.%d", base, k);
     }
     PMPI_Bcast(dir, (int)sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (PMPI_Comm_dup(MPI_COMM_WORLD, &coll_ctx.comm) != MPI_SUCCESS) /* private: not followed */
-        return;
-    have_comm = 1;
-    coll_ctx.rank = rank, coll_ctx.size = size;
-    archive = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, (uint64_t)chunk_size,
-                                4 * (uint64_t)chunk_size, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-    if (!archive) {
-        fprintf(stderr, "mpitev_otf2: rank %d: cannot create the archive in %s\n", rank, dir);
-        return;
-    }
-    if (OTF2_Archive_SetMemoryCallbacks(archive, &memory_callbacks, NULL) != OTF2_SUCCESS ||
-        OTF2_Archive_SetFlushCallbacks(archive, &flush_callbacks, NULL) != OTF2_SUCCESS ||
-        OTF2_Archive_SetCollectiveCallbacks(archive, &otf2_coll_callbacks, NULL, &coll_ctx, NULL) !=
-            OTF2_SUCCESS ||
-        OTF2_Archive_OpenEvtFiles(archive) != OTF2_SUCCESS) {
-        fprintf(stderr, "mpitev_otf2: rank %d: cannot set up the archive in %s\n", rank, dir);
-        OTF2_Archive_Close(archive);
-        archive = NULL;
-        return;
-    }
-    for (int s = 0; s < ns; s++)
-        writers[s] = OTF2_Archive_GetEvtWriter(archive, (OTF2_LocationRef)rank * (uint64_t)ns + (uint64_t)s);
-    alist = OTF2_AttributeList_New();
 }
 
-static OTF2_TimeStamp to_otf2(int source, MPI_Count ts)
+static OTF2_Archive *open_archive(int rank)
 {
-    const struct tc_source *s = &tc_sources()[source];
+    OTF2_Archive *a = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, (uint64_t)chunk_size,
+                                        4 * (uint64_t)chunk_size, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    if (!a) {
+        fprintf(stderr, "mpitev_otf2: rank %d: cannot create the archive in %s\n", rank, dir);
+        return NULL;
+    }
+    if (OTF2_Archive_SetMemoryCallbacks(a, &memory_callbacks, NULL) != OTF2_SUCCESS ||
+        OTF2_Archive_SetFlushCallbacks(a, &flush_callbacks, NULL) != OTF2_SUCCESS ||
+        OTF2_Archive_SetCollectiveCallbacks(a, &otf2_coll_callbacks, NULL, &trace_coll, NULL) != OTF2_SUCCESS ||
+        OTF2_Archive_OpenEvtFiles(a) != OTF2_SUCCESS) {
+        fprintf(stderr, "mpitev_otf2: rank %d: cannot set up the archive in %s\n", rank, dir);
+        OTF2_Archive_Close(a);
+        return NULL;
+    }
+    return a;
+}
+
+static void start(int rank, int size)
+{
+    int ns = tc_num_sources();
+    writers = calloc((size_t)(ns ? ns : 1), sizeof *writers);
+    last_ts = calloc((size_t)(ns ? ns : 1), sizeof *last_ts);
+    nevents = calloc((size_t)(ns ? ns : 1), sizeof *nevents);
+    attr_of = malloc((size_t)tc_num_types() * TC_MAX_ELEMS * sizeof *attr_of);
+    if (!writers || !last_ts || !nevents || !attr_of || rma_start() != 0)
+        return;
+    if (ns > 0 && tc_sources()[0].ticks_per_second > 0)
+        resolution = (uint64_t)tc_sources()[0].ticks_per_second;
+    define_attributes();
+    pick_dir(rank);
+    if (PMPI_Comm_dup(MPI_COMM_WORLD, &trace_coll.comm) != MPI_SUCCESS) /* private: not followed */
+        return;
+    have_comm = 1;
+    trace_coll.rank = rank, trace_coll.size = size;
+    if (!(archive = open_archive(rank)))
+        return;
+    for (int s = 0; s < ns; s++)
+        writers[s] = OTF2_Archive_GetEvtWriter(archive, (OTF2_LocationRef)rank * (uint64_t)ns + (uint64_t)s);
+    trace_alist = OTF2_AttributeList_New();
+}
+
+OTF2_EvtWriter *trace_writer(int source)
+{
+    return archive && writers && source >= 0 && source < tc_num_sources() ? writers[source] : NULL;
+}
+
+OTF2_TimeStamp trace_time_on(int location, int clock, MPI_Count ts)
+{
+    const struct tc_source *s = &tc_sources()[clock];
     uint64_t t = (uint64_t)ts;
     if (s->ticks_per_second > 0 && (uint64_t)s->ticks_per_second != resolution)
         t = (uint64_t)((double)ts * (double)resolution / (double)s->ticks_per_second);
-    if (t < last_ts[source]) /* unordered source, or a drop noticed late */
-        t = last_ts[source];
+    if (t < last_ts[location]) /* unordered source, or a drop noticed late */
+        t = last_ts[location];
     return t;
+}
+
+OTF2_TimeStamp trace_time(int source, MPI_Count ts) { return trace_time_on(source, source, ts); }
+
+void trace_wrote(int source, OTF2_TimeStamp ts, int n)
+{
+    last_ts[source] = ts;
+    nevents[source] += (uint64_t)n;
+    if (ts < first_ts)
+        first_ts = ts;
+    if (ts > end_ts)
+        end_ts = ts;
 }
 
 static void add_attribute(const struct tc_type *t, const struct tc_record *r, int i, int a)
@@ -316,40 +359,49 @@ static void add_attribute(const struct tc_type *t, const struct tc_record *r, in
     case OTF2_TYPE_INT64: v.int64 = tc_elem_int(t, r, i); break;
     default: return;
     }
-    OTF2_AttributeList_AddAttribute(alist, (OTF2_AttributeRef)a, attrs[a].type, v);
+    OTF2_AttributeList_AddAttribute(trace_alist, (OTF2_AttributeRef)a, attrs[a].type, v);
 }
 
-static void process(const struct tc_record *r)
+void trace_attributes(const struct tc_record *r)
 {
-    if (!archive || !alist || r->source < 0 || r->source >= tc_num_sources() || !writers[r->source] ||
-        r->kind == TC_REC_WIN_CREATED || r->kind == TC_REC_WIN_FREED)
+    const struct tc_type *t = &tc_types()[r->type];
+    if (!r->has_data)
         return;
+    for (int i = 0; i < t->num_elements; i++)
+        if (attr_of[r->type * TC_MAX_ELEMS + i] >= 0)
+            add_attribute(t, r, i, attr_of[r->type * TC_MAX_ELEMS + i]);
+}
+
+/* An instance (or a drop) as a zero-length region: Enter with its elements, Leave. */
+static void write_region(const struct tc_record *r)
+{
     const struct tc_type *t = &tc_types()[r->type];
     OTF2_EvtWriter *w = writers[r->source];
-    OTF2_TimeStamp ts = to_otf2(r->source, r->timestamp);
-    OTF2_RegionRef region;
+    OTF2_TimeStamp ts = trace_time(r->source, r->timestamp);
+    OTF2_RegionRef region = (OTF2_RegionRef)r->type;
     if (r->kind == TC_REC_DROPPED) {
         region = (OTF2_RegionRef)tc_num_types();
         OTF2_AttributeValue v;
         v.uint64 = (uint64_t)r->count;
-        OTF2_AttributeList_AddAttribute(alist, (OTF2_AttributeRef)attr_dropped_count, OTF2_TYPE_UINT64, v);
+        OTF2_AttributeList_AddAttribute(trace_alist, (OTF2_AttributeRef)attr_dropped_count, OTF2_TYPE_UINT64, v);
         v.stringRef = local_string(t->name);
-        OTF2_AttributeList_AddAttribute(alist, (OTF2_AttributeRef)attr_dropped_event, OTF2_TYPE_STRING, v);
+        OTF2_AttributeList_AddAttribute(trace_alist, (OTF2_AttributeRef)attr_dropped_event, OTF2_TYPE_STRING, v);
     } else {
-        region = (OTF2_RegionRef)r->type;
-        if (r->has_data)
-            for (int i = 0; i < t->num_elements; i++)
-                if (attr_of[r->type * TC_MAX_ELEMS + i] >= 0)
-                    add_attribute(t, r, i, attr_of[r->type * TC_MAX_ELEMS + i]);
+        trace_attributes(r);
     }
-    OTF2_EvtWriter_Enter(w, alist, ts, region);
+    OTF2_EvtWriter_Enter(w, trace_alist, ts, region);
     OTF2_EvtWriter_Leave(w, NULL, ts, region);
-    last_ts[r->source] = ts;
-    nevents[r->source] += 2;
-    if (ts < first_ts)
-        first_ts = ts;
-    if (ts > end_ts)
-        end_ts = ts;
+    trace_wrote(r->source, ts, 2);
+}
+
+static void process(const struct tc_record *r)
+{
+    if (!trace_alist || !trace_writer(r->source))
+        return;
+    if (r->kind == TC_REC_WIN_CREATED || r->kind == TC_REC_WIN_FREED)
+        rma_window_record(r);
+    else if (r->kind == TC_REC_DROPPED || !rma_process(r))
+        write_region(r);
 }
 
 /* ---------------------------------------------------------------- finalize */
@@ -368,7 +420,7 @@ static uint64_t *unify_strings(int rank, int size, char ***global, uint32_t *ngl
         o += n;
     }
     int my[2] = {(int)bytes, (int)nlstr}, *all = rank == 0 ? calloc((size_t)size * 2, sizeof(int)) : NULL;
-    PMPI_Gather(my, 2, MPI_INT, all, 2, MPI_INT, 0, coll_ctx.comm);
+    PMPI_Gather(my, 2, MPI_INT, all, 2, MPI_INT, 0, trace_coll.comm);
     int *cnt = NULL, *dsp = NULL, *mcnt = NULL, *mdsp = NULL;
     char *text = NULL;
     uint64_t *maps = NULL, *mymap = calloc(nlstr ? nlstr : 1, sizeof *mymap);
@@ -383,7 +435,7 @@ static uint64_t *unify_strings(int rank, int size, char ***global, uint32_t *ngl
         text = malloc((size_t)(total ? total : 1));
         maps = calloc((size_t)(mtotal ? mtotal : 1), sizeof *maps);
     }
-    PMPI_Gatherv(mine, (int)bytes, MPI_CHAR, text, cnt, dsp, MPI_CHAR, 0, coll_ctx.comm);
+    PMPI_Gatherv(mine, (int)bytes, MPI_CHAR, text, cnt, dsp, MPI_CHAR, 0, trace_coll.comm);
     if (rank == 0) {
         char **g = NULL;
         uint32_t n = 0;
@@ -402,7 +454,7 @@ static uint64_t *unify_strings(int rank, int size, char ***global, uint32_t *ngl
         }
         *global = g, *nglobal = n;
     }
-    PMPI_Scatterv(maps, mcnt, mdsp, MPI_UINT64_T, mymap, (int)nlstr, MPI_UINT64_T, 0, coll_ctx.comm);
+    PMPI_Scatterv(maps, mcnt, mdsp, MPI_UINT64_T, mymap, (int)nlstr, MPI_UINT64_T, 0, trace_coll.comm);
     free(mine), free(all), free(cnt), free(dsp), free(mcnt), free(mdsp), free(text), free(maps);
     return mymap;
 }
@@ -466,6 +518,8 @@ static void write_global_defs(int size, char **gstr, uint32_t ngstr, const uint6
                                          OTF2_REGION_FLAG_NONE, 0, 0, 0);
     for (int a = 0; a < nattrs; a++)
         OTF2_GlobalDefWriter_WriteAttribute(g, (OTF2_AttributeRef)a, s_attrs + (uint32_t)a, 0, attrs[a].type);
+    /* the synchronization regions, windows and their groups (strings after the payload's) */
+    rma_write_global_defs(g, &s, (OTF2_RegionRef)nt + 1, size, ns);
     OTF2_Archive_CloseGlobalDefWriter(archive, g);
 }
 
@@ -474,77 +528,96 @@ static uint32_t fixed_strings(int size)
     return 1 + (uint32_t)tc_num_types() + 1 + (uint32_t)nattrs + (uint32_t)tc_num_sources() + 2 + (uint32_t)size;
 }
 
-static void finish(int rank, int size)
+/* Local definitions: each location maps its payload strings and windows to the global ones. */
+static void write_local_defs(int rank, const uint64_t *map)
 {
-    if (!archive) {
-        if (have_comm)
-            PMPI_Comm_free(&coll_ctx.comm);
-        return;
-    }
     int ns = tc_num_sources();
-    for (int k = 0; k < ns; k++)
-        if (writers[k])
-            OTF2_Archive_CloseEvtWriter(archive, writers[k]);
-    OTF2_Archive_CloseEvtFiles(archive);
+    OTF2_Archive_OpenDefFiles(archive);
+    for (int k = 0; k < ns; k++) {
+        OTF2_DefWriter *d = OTF2_Archive_GetDefWriter(archive, (OTF2_LocationRef)rank * (uint64_t)ns + (uint64_t)k);
+        if (!d)
+            continue;
+        OTF2_IdMap *m = map && nlstr > 0 ? OTF2_IdMap_CreateFromUint64Array(nlstr, map, false) : NULL;
+        if (m) {
+            OTF2_DefWriter_WriteMappingTable(d, OTF2_MAPPING_STRING, m);
+            OTF2_IdMap_Free(m);
+        }
+        rma_write_mapping(d);
+        OTF2_Archive_CloseDefWriter(archive, d);
+    }
+    OTF2_Archive_CloseDefFiles(archive);
+}
 
+/* Every rank's view of the time span, tables and counts, for rank 0's definitions. */
+static uint64_t *agree(int rank, int size)
+{
+    int ns = tc_num_sources();
     uint64_t h = names_hash(), hmin, hmax;
-    PMPI_Allreduce(&h, &hmin, 1, MPI_UINT64_T, MPI_MIN, coll_ctx.comm);
-    PMPI_Allreduce(&h, &hmax, 1, MPI_UINT64_T, MPI_MAX, coll_ctx.comm);
+    PMPI_Allreduce(&h, &hmin, 1, MPI_UINT64_T, MPI_MIN, trace_coll.comm);
+    PMPI_Allreduce(&h, &hmax, 1, MPI_UINT64_T, MPI_MAX, trace_coll.comm);
     if (rank == 0 && hmin != hmax)
         fprintf(stderr, "mpitev_otf2: ranks have different MPI_T event tables: region and attribute "
                         "definitions follow rank 0's\n");
     OTF2_TimeStamp lo, hi;
-    PMPI_Allreduce(&first_ts, &lo, 1, MPI_UINT64_T, MPI_MIN, coll_ctx.comm);
-    PMPI_Allreduce(&end_ts, &hi, 1, MPI_UINT64_T, MPI_MAX, coll_ctx.comm);
+    PMPI_Allreduce(&first_ts, &lo, 1, MPI_UINT64_T, MPI_MIN, trace_coll.comm);
+    PMPI_Allreduce(&end_ts, &hi, 1, MPI_UINT64_T, MPI_MAX, trace_coll.comm);
     first_ts = lo, end_ts = hi;
     uint64_t *counts = rank == 0 ? calloc((size_t)size * (size_t)(ns ? ns : 1), sizeof *counts) : NULL;
-    PMPI_Gather(nevents, ns, MPI_UINT64_T, counts, ns, MPI_UINT64_T, 0, coll_ctx.comm);
-    long drops = 0, all_flushes = 0;
+    PMPI_Gather(nevents, ns, MPI_UINT64_T, counts, ns, MPI_UINT64_T, 0, trace_coll.comm);
+    return counts;
+}
+
+static void summary(int rank, int size, const uint64_t *counts)
+{
+    int ns = tc_num_sources();
+    long drops = 0, all_drops = 0, all_flushes = 0, peak = 0;
     for (int t = 0; t < tc_num_types(); t++)
         drops += atomic_load(&tc_types()[t].dropped);
+    PMPI_Reduce(&flushes, &all_flushes, 1, MPI_LONG, MPI_SUM, 0, trace_coll.comm);
+    PMPI_Reduce(&drops, &all_drops, 1, MPI_LONG, MPI_SUM, 0, trace_coll.comm);
+    PMPI_Reduce(&pool_peak, &peak, 1, MPI_LONG, MPI_MAX, 0, trace_coll.comm);
+    if (rank != 0 || !counts)
+        return;
+    uint64_t total = 0;
+    for (int i = 0; i < size * ns; i++)
+        total += counts[i];
+    fprintf(stderr,
+            "mpitev_otf2: trace in %s/traces.otf2: %d locations, %llu records, %ld instances reported "
+            "dropped, %ld buffer flushes, event buffers at most %ld KiB per process (bound %ld KiB)\n",
+            dir, size * ns, (unsigned long long)total, all_drops, all_flushes, peak * (chunk_size / 1024),
+            (pool_chunks > ns ? pool_chunks : ns) * (chunk_size / 1024));
+}
 
-    char **gstr = NULL;
-    uint32_t ngstr = 0, fixed = fixed_strings(size);
-    uint64_t *map = unify_strings(rank, size, &gstr, &ngstr, fixed);
-
-    /* local definitions: each location maps its payload strings to the global ones */
-    OTF2_Archive_OpenDefFiles(archive);
-    for (int k = 0; k < ns; k++) {
-        OTF2_DefWriter *d = OTF2_Archive_GetDefWriter(archive, (OTF2_LocationRef)rank * (uint64_t)ns + (uint64_t)k);
-        if (d && map && nlstr > 0) {
-            OTF2_IdMap *m = OTF2_IdMap_CreateFromUint64Array(nlstr, map, false);
-            if (m) {
-                OTF2_DefWriter_WriteMappingTable(d, OTF2_MAPPING_STRING, m);
-                OTF2_IdMap_Free(m);
-            }
-        }
-        if (d)
-            OTF2_Archive_CloseDefWriter(archive, d);
+static void finish(int rank, int size)
+{
+    if (!archive) {
+        if (have_comm)
+            PMPI_Comm_free(&trace_coll.comm);
+        return;
     }
-    OTF2_Archive_CloseDefFiles(archive);
+    rma_close();
+    for (int k = 0; k < tc_num_sources(); k++)
+        if (writers[k])
+            OTF2_Archive_CloseEvtWriter(archive, writers[k]);
+    OTF2_Archive_CloseEvtFiles(archive);
+    uint64_t *counts = agree(rank, size);
+    char **gstr = NULL;
+    uint32_t ngstr = 0;
+    uint64_t *map = unify_strings(rank, size, &gstr, &ngstr, fixed_strings(size));
+    rma_unify(rank, size);
+    write_local_defs(rank, map);
     if (rank == 0)
         write_global_defs(size, gstr, ngstr, counts);
-    PMPI_Reduce(&flushes, &all_flushes, 1, MPI_LONG, MPI_SUM, 0, coll_ctx.comm);
-    long all_drops = 0;
-    PMPI_Reduce(&drops, &all_drops, 1, MPI_LONG, MPI_SUM, 0, coll_ctx.comm);
-    if (alist)
-        OTF2_AttributeList_Delete(alist);
+    summary(rank, size, counts);
+    if (trace_alist)
+        OTF2_AttributeList_Delete(trace_alist);
     if (OTF2_Archive_Close(archive) != OTF2_SUCCESS)
         fprintf(stderr, "mpitev_otf2: rank %d: closing the archive failed\n", rank);
     archive = NULL;
-    if (rank == 0) {
-        uint64_t total = 0;
-        for (int i = 0; i < size * ns; i++)
-            total += counts[i];
-        fprintf(stderr,
-                "mpitev_otf2: trace in %s/traces.otf2: %d locations, %llu records, %ld instances reported "
-                "dropped, %ld buffer flushes\n",
-                dir, size * ns, (unsigned long long)total, all_drops, all_flushes);
-    }
     for (uint32_t k = 0; k < ngstr; k++)
         free(gstr[k]);
     free(gstr), free(map), free(counts);
-    PMPI_Comm_free(&coll_ctx.comm);
+    PMPI_Comm_free(&trace_coll.comm);
 }
 
 const struct tc_tool tc_tool = {
