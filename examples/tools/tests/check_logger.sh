@@ -1,11 +1,11 @@
 #!/bin/sh
 # check_logger.sh NP WORKDIR MPIEXEC LOGGER_SO QPATTERN [ENV...]
 # The logger on qpattern (known pattern on a communicator created and freed mid-run),
-# with a glob filter and one output file per rank.
+# with a glob filter of catalogue names and one output file per rank.
 np=$1 work=$2 mpiexec=$3 tool=$4 prog=$5; shift 5
 . "$(dirname "$0")/lib.sh"
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
-env LD_PRELOAD="$tool" "$@" MPITEV_LOGGER_EVENTS='toympi_*_insert,toympi_comm_fre?' \
+env LD_PRELOAD="$tool" "$@" MPITEV_LOGGER_EVENTS='*_insert,comm_fre?,comm_create' \
     MPITEV_LOGGER_OUTPUT="$work/log.%r" "$mpiexec" -n "$np" --timeout 60 "$prog" > out.txt 2>&1
 status=$?
 cat out.txt
@@ -15,19 +15,24 @@ for r in $(seq 0 $((np - 1))); do
     [ -f "log.$r" ] || { fail "no log.$r"; continue; }
     echo "--- log.$r"; cat "log.$r"
     # only the selected types are printed
-    expect_count "log.$r" 'toympi_(search|message|transfer|rendezvous|coll|request)' 0
-    # the communicator freed mid-run: its free event, once, on that communicator
-    expect_count "log.$r" "^\[rank $r\] .* comm#2 +toympi_api +toympi_comm_free context_id=[0-9]+ rank=$r size=$np" 1
-    expect_match "log.$r" "^\[rank $r\] mpitev_logger: [0-9]+ instances delivered, 0 reported dropped, 0 not kept \(buffer full\), 3 communicators followed"
+    expect_count "log.$r" ' (search_[a-z_]+|message_arrived|transfer_[a-z]+|request_(complete|cancel)|send_posted|recv_posted|toympi_(rendezvous|coll_[a-z]+|request_free)) ' 0
+    # the communicator created and freed mid-run: its creation on the parent (the
+    # catalogue binds comm_create to it), its free once on the communicator, same key
+    expect_count "log.$r" "^\[rank $r\] .* MPI_COMM_WORLD +toympi_api +comm_create key=[0-9]+ parent_key=1 rank=$r size=$np\$" 1
+    expect_count "log.$r" "^\[rank $r\] .* comm#2 +toympi_api +comm_free key=[0-9]+ parent_key=1 rank=$r size=$np\$" 1
+    created=$(sed -n 's/.* comm_create key=\([0-9]*\) .*/\1/p' "log.$r")
+    freed=$(sed -n 's/.* comm_free key=\([0-9]*\) .*/\1/p' "log.$r")
+    [ -n "$created" ] && [ "$created" = "$freed" ] || fail "log.$r: comm_create key '$created', comm_free key '$freed'"
+    expect_match "log.$r" "^\[rank $r\] mpitev_logger: [0-9]+ instances delivered, 0 reported dropped, 0 not kept \(buffer full\), 3 communicators followed, 0 windows followed"
 done
 k=5 m=4
 # rank 0 on comm#2: (np-1)*K unexpected messages (source 1..np-1, tags 0..K-1), M posted receives
-expect_count log.0 '^\[rank 0\] .* comm#2 +toympi_progress +toympi_unexpected_insert context_id=[0-9]+ source=[1-9][0-9]* tag=[0-4] queue_length=[0-9]+ bytes=4 seq=[0-9]+$' $(( (np - 1) * k ))
+expect_count log.0 '^\[rank 0\] .* comm#2 +toympi_progress +unexpected_insert bytes=4 seq=[0-9]+ source=[1-9][0-9]* tag=[0-4] queue_length=[0-9]+$' $(( (np - 1) * k ))
 # ... growing the queue one by one, in order, to (np-1)*K
 for q in $(seq 1 $(( (np - 1) * k ))); do
-    expect_count log.0 "^\[rank 0\] .* comm#2 +toympi_progress +toympi_unexpected_insert .* queue_length=$q " 1
+    expect_count log.0 "^\[rank 0\] .* comm#2 +toympi_progress +unexpected_insert .* queue_length=$q\$" 1
 done
-expect_count log.0 '^\[rank 0\] .* comm#2 +toympi_progress +toympi_posted_insert context_id=[0-9]+ source=1 tag=[0-3] queue_length=[1-4] request_id=[0-9]+$' $m
-expect_match log.0 "^\[rank 0\] mpitev_logger summary: toympi_unexpected_insert +[0-9]+ +0$"
-expect_match log.0 "^\[rank 0\] mpitev_logger summary: toympi_comm_free +1 +0$"
+expect_count log.0 '^\[rank 0\] .* comm#2 +toympi_progress +posted_insert request_id=[1-9][0-9]* source=1 tag=[0-3] queue_length=[1-4]$' $m
+expect_match log.0 "^\[rank 0\] mpitev_logger summary: unexpected_insert +[0-9]+ +0$"
+expect_match log.0 "^\[rank 0\] mpitev_logger summary: comm_free +1 +0$"
 finish

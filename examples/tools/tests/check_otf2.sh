@@ -23,14 +23,14 @@ for r in $(seq 0 $((np - 1))); do
     expect_count defs.txt "^LOCATION +$((2 * r)) +Name: \"toympi_api\" <[0-9]+>, Type: CPU_THREAD, # Events: [1-9][0-9]*, Group: \"rank $r\"" 1
     expect_count defs.txt "^LOCATION +$((2 * r + 1)) +Name: \"toympi_progress\" <[0-9]+>, Type: CPU_THREAD, # Events: [1-9][0-9]*, Group: \"rank $r\"" 1
     # the communicator freed mid-run: one comm_free instance on each rank's api location
-    expect_count events.txt "^ENTER +$((2 * r)) +[0-9]+ +Region: \"toympi_comm_free\"" 1
+    expect_count events.txt "^ENTER +$((2 * r)) +[0-9]+ +Region: \"comm_free\"" 1
     # the collectives' instances (qpattern's are all MPI_Barrier)
     expect_match events.txt "^ENTER +$((2 * r)) +[0-9]+ +Region: \"toympi_coll_begin\""
 done
 expect_count events.txt '\("op" <[0-9]+>; INT32; 0\)' $(grep -Ec '^ENTER +[0-9]+ +[0-9]+ +Region: "toympi_coll_(begin|end)"' events.txt)
 # rank 0's unexpected queue grew to (np-1)*K once, with INT32 queue lengths 1..u in order
 awk '$1 == "ENTER" && $2 == 1 { ev = $0; getline; print ev " " $0 }' events.txt > loc1.txt
-grep 'toympi_unexpected_insert' loc1.txt | grep -o '"queue_length" <[0-9]*>; INT32; [0-9]*' | awk '{ print $4 }' > qlen.txt
+grep '"unexpected_insert"' loc1.txt | grep -o '"queue_length" <[0-9]*>; INT32; [0-9]*' | awk '{ print $4 }' > qlen.txt
 got=" $(tr '\n' ' ' < qlen.txt)" want=" $(seq 1 $u | tr '\n' ' ')"
 case "$got" in *"$want"*) ;; *) fail "rank 0: unexpected queue lengths$got do not contain$want" ;; esac
 # per-location order: timestamps never decrease; every message arrival is followed by the
@@ -39,6 +39,6 @@ for loc in $(seq 0 $((2 * np - 1))); do
     awk -v l=$loc '($1 == "ENTER" || $1 == "LEAVE") && $2 == l { if ($3 < last) { print "order: " $0; exit 1 } last = $3 }' events.txt \
         || fail "location $loc: timestamps decrease"
 done
-awk '/Region: "toympi_message_arrived"/ { want = 1; next } want { if ($0 !~ /Region: "toympi_search_posted_begin"/) { print; exit 1 } want = 0 }' loc1.txt \
+awk '/Region: "message_arrived"/ { want = 1; next } want { if ($0 !~ /Region: "search_posted_begin"/) { print; exit 1 } want = 0 }' loc1.txt \
     || fail "rank 0: a message_arrived not followed by search_posted_begin"
 finish

@@ -3,13 +3,15 @@
 # qpattern flood with the toy's engine ring made tiny (TOYMPI_EVENT_BUFFER=16 records):
 # rank 0's first progress call after its sleep reads the arrivals of many messages, four
 # records each, before it drains, so instances are dropped whatever the socket buffers
-# hold; the tracer's memory is bounded to one 256 KiB chunk per location, so OTF2 flushes. The trace shows both: MPI_T_events_dropped
-# records whose counts add up to what the dropped handlers reported, and BUFFER_FLUSH.
+# hold; the tracer's memory is bounded to one 256 KiB chunk per process (so one per
+# location, the least it gives), so OTF2 flushes. The trace shows both:
+# MPI_T_events_dropped records whose counts add up to what the dropped handlers
+# reported, and BUFFER_FLUSH.
 work=$1 mpiexec=$2 tool=$3 prog=$4; shift 4
 . "$(dirname "$0")/lib.sh"
 command -v otf2-print >/dev/null || { echo "otf2-print missing (Debian: otf2-tools)"; exit 1; }
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
-env LD_PRELOAD="$tool" "$@" TOYMPI_EVENT_BUFFER=16 MPITEV_OTF2_DIR="$work/trace" MPITEV_OTF2_CHUNK=262144 MPITEV_OTF2_CHUNKS=1 \
+env LD_PRELOAD="$tool" "$@" TOYMPI_EVENT_BUFFER=16 MPITEV_OTF2_DIR="$work/trace" MPITEV_OTF2_CHUNK=262144 MPITEV_OTF2_MEMORY=262144 \
     "$mpiexec" -n 2 --timeout 60 "$prog" flood > out.txt 2>&1
 status=$?
 cat out.txt

@@ -24,7 +24,7 @@ for p in $(seq 2 $((np - 1))); do
     expect_count out.txt "^\[rank 0\] comm#2 +$p +0 +[0-9.]+ +$k +[0-9.]+$" 1
 done
 for r in $(seq 0 $((np - 1))); do
-    expect_match out.txt "^\[rank $r\] mpitev_qprof: [0-9]+ queue instances processed, 0 reported dropped, 0 not kept"
+    expect_match out.txt "^\[rank $r\] mpitev_qprof: [0-9]+ queue instances processed, 0 one-sided, 0 reported dropped, 0 not kept"
     for f in depth search hist; do [ -s "plots/rank$r.$f.dat" ] || fail "no plots/rank$r.$f.dat"; done
 done
 # rank 0's unexpected-search histogram (the process's: other communicators' searches
