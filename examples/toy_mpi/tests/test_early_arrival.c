@@ -5,8 +5,8 @@
  * Rank 1 delays the end of its MPI_Comm_dup: a callback on MPI_COMM_WORLD's
  * message_arrived (the dup's collective traffic is bound to the parent) sleeps once,
  * inside the dup, while rank 0 has already returned from it and sent a message on the
- * new communicator. Rank 1's progress engine reads that message before the communicator
- * exists there. Rank 1 then registers on the new communicator, as a tool following
+ * new communicator, then makes progress (MPI_Iprobe on MPI_COMM_WORLD): rank 1 reads
+ * that message before the communicator exists there. Rank 1 then registers on the new communicator, as a tool following
  * communicators does, and posts the receive: message_arrived and unexpected_insert of
  * that message are delivered to it, with the same seq, before the unexpected search
  * that matches it. */
@@ -61,6 +61,10 @@ static void stall(MPI_T_event_instance i, MPI_T_event_registration h, MPI_T_cb_s
     if (stall_armed) {
         stall_armed = 0;
         nanosleep(&(struct timespec){0, 300 * 1000 * 1000}, NULL);
+        /* rank 0 has sent by now: read it (progress, re-entered at NONE) while the dup
+         * is still in its collective here */
+        int flag;
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
     }
 }
 
