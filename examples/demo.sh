@@ -4,7 +4,9 @@
 # events toy_mpi raised for it (matching queues, eager and rendezvous protocols,
 # transfers, the final MPI_Allreduce), with element names taken from each event's enum.
 # Then the same ring under the queue profiler (plots in build/demo-out/qprof) and the OTF2
-# tracer (trace in build/demo-out/otf2/traces.otf2).
+# tracer (trace in build/demo-out/otf2/traces.otf2), and a one-sided exchange (windows,
+# put/get/accumulate, fence, locks, flush) under the OTF2 tracer, whose RMA records
+# otf2-print shows (trace in build/demo-out/otf2-rma/traces.otf2).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -26,3 +28,11 @@ if [ -f build/examples/tools/lib/libmpitev_otf2.so ]; then
       build/examples/toy_mpi/bin/mpiexec -n 4 --timeout 60 build/examples/toy_mpi/bin/ring
 fi
 echo "queue plots: build/demo-out/qprof/depth.png, build/demo-out/qprof/search_length.png; OTF2 trace: build/demo-out/otf2/traces.otf2"
+if [ -f build/examples/tools/lib/libmpitev_otf2.so ]; then
+  echo
+  echo "== a one-sided exchange on 4 ranks under libmpitev_otf2.so: the window events as OTF2 RMA records =="
+  MPITEV_OTF2_DIR="$root/build/demo-out/otf2-rma" LD_PRELOAD="$root/build/examples/tools/lib/libmpitev_otf2.so" \
+      build/examples/toy_mpi/bin/mpiexec -n 4 --timeout 60 build/examples/toy_mpi/bin/onesided
+  echo "-- otf2-print build/demo-out/otf2-rma/traces.otf2, the RMA records of rank 0's locations:"
+  otf2-print build/demo-out/otf2-rma/traces.otf2 | awk '$1 ~ /^RMA_/ && $2 <= 1'
+fi
