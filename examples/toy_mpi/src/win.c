@@ -413,6 +413,24 @@ static int check_op(const char *fn, MPI_Win win, const rma_args_t *a, toympi_win
     return rc;
 }
 
+/* MPI_Put and MPI_Get: checked alike, then issued (rma.c). */
+static int put_or_get(const char *fn, int is_get, const rma_args_t *a, MPI_Win win)
+{
+    toympi_win_t *w = NULL;
+    size_t bytes = 0;
+    MPI_Aint off = 0;
+    int rc = check_op(fn, win, a, &w, &bytes, &off);
+    if (rc || !w)
+        return rc;
+    if (is_get)
+        toympi_rma_get(w, a->target, off, (void *)a->buf, bytes); /* MPI_Get's buf is not const */
+    else
+        toympi_rma_put(w, a->target, off, a->buf, bytes);
+    w->ops_since_fence++;
+    toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
+    return MPI_SUCCESS;
+}
+
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
              int target_rank, MPI_Aint target_disp, int target_count,
              MPI_Datatype target_datatype, MPI_Win win)
@@ -420,16 +438,7 @@ int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_data
     TOYMPI_CHECK_INIT("MPI_Put");
     rma_args_t a = {origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                     target_count, target_datatype};
-    toympi_win_t *w = NULL;
-    size_t bytes = 0;
-    MPI_Aint off = 0;
-    int rc = check_op("MPI_Put", win, &a, &w, &bytes, &off);
-    if (rc || !w)
-        return rc;
-    toympi_rma_put(w, target_rank, off, origin_addr, bytes);
-    w->ops_since_fence++;
-    toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
-    return MPI_SUCCESS;
+    return put_or_get("MPI_Put", 0, &a, win);
 }
 TOYMPI_WEAK(Put)
 
@@ -440,16 +449,7 @@ int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
     TOYMPI_CHECK_INIT("MPI_Get");
     rma_args_t a = {origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                     target_count, target_datatype};
-    toympi_win_t *w = NULL;
-    size_t bytes = 0;
-    MPI_Aint off = 0;
-    int rc = check_op("MPI_Get", win, &a, &w, &bytes, &off);
-    if (rc || !w)
-        return rc;
-    toympi_rma_get(w, target_rank, off, origin_addr, bytes);
-    w->ops_since_fence++;
-    toympi_progress_poll(TOYMPI_PROGRESS_EXIT);
-    return MPI_SUCCESS;
+    return put_or_get("MPI_Get", 1, &a, win);
 }
 TOYMPI_WEAK(Get)
 
