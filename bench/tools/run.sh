@@ -1,0 +1,180 @@
+#!/bin/sh
+# bench/tools/run.sh -- what the example tools cost an application: the NetPIPE-style
+# ping-pong of bench/tools/pingpong.c (ranks 0 and 1, shared memory on MPICH, sockets on
+# the toy), without a tool and with each tool attached by LD_PRELOAD.
+#
+# usage: bench/tools/run.sh [N]              wall time, from anywhere; N round trips
+#                                            (default 20000)
+#        bench/tools/run.sh --callgrind [N]  instructions per round trip (default N 2000)
+#
+# Wall time: runs alternating the tools; per message size, the median time per round trip
+# and its ratio to the run without a tool, and the peak resident memory (the larger of
+# the two ranks, median over the runs: the tracer's trace buffers).
+# Callgrind: rank 0 of a 1-byte ping-pong under callgrind, the round trips only (rank 0
+# waits for each reply outside MPI, PINGPONG_SYNC=1 of pingpong.c, so that its receive
+# finds it at the first poll: counts that do not depend on timing), N and 2N round trips
+# (N >= 200), (Ir(2N) - Ir(N)) per extra round trip, split by inclusive counts: the MPI (the rest), mpitev's raise and delivery (mpitev__raise,
+# mpitev_source_drain, without the tool's callback), the MPI_T calls the callback makes
+# (MPI_T_event_copy, _get_timestamp, _get_source), the callback's own work, the fold
+# (tc_core.c: take, sort) and the tool's per-record processing (its process()).
+# Environment:
+#   MPITEV_TOOLS_MPI=toy|mpich   the MPI (default toy). toy: the tools and toy MPI of
+#                                MPITEV_BENCH_BUILD (default build-bench, built by
+#                                bench/run.sh). mpich: MPICH + mpitev of
+#                                integrations/mpich (build.sh mpitev; without the link in
+#                                build/, the cached install of this tree's key), the tools
+#                                built here with its mpicc (-O2 -g).
+#   TOOLS_RUNS                   runs per tool (default 5; wall time)
+#   TOOLS                        the tools (default: none logger qprof otf2)
+#   MPITEV_BENCH_OUT=DIR         keep the outputs (per-run lines, tool outputs, profiles)
+# Tools: the logger counting only (MPITEV_LOGGER_QUIET=1: every type delivered and
+# counted, a summary at the end), the queue profiler (no plot: MPITEV_QPROF_GNUPLOT=none),
+# the OTF2 tracer (the trace written to the output directory).
+set -eu
+mode="time"
+if [ "${1:-}" = --callgrind ]; then mode=callgrind; shift; fi
+if [ $mode = time ]; then n=${1:-20000}; else n=${1:-2000}; fi
+root=$(cd "$(dirname "$0")/../.." && pwd)
+mpi=${MPITEV_TOOLS_MPI:-toy}
+runs=${TOOLS_RUNS:-5}
+if [ -n "${MPITEV_BENCH_OUT:-}" ]; then
+  out=$MPITEV_BENCH_OUT/tools
+  mkdir -p "$out"
+else
+  out=$(mktemp -d)
+  trap 'rm -rf "$out"' EXIT
+fi
+t=$root/examples/tools
+case $mpi in
+toy)
+  bld=${MPITEV_BENCH_BUILD:-$root/build-bench}
+  [ -x "$bld/examples/toy_mpi/bin/mpicc" ] || { echo "bench/tools: no toy MPI in $bld (run bench/run.sh, or set MPITEV_BENCH_BUILD)" >&2; exit 2; }
+  "$bld/examples/toy_mpi/bin/mpicc" -O2 -g "$root/bench/tools/pingpong.c" -o "$out/pingpong"
+  lib=$bld/examples/tools/lib
+  launch() { "$bld/examples/toy_mpi/bin/mpiexec" -n 2 --timeout 3600 "$@"; }
+  ;;
+mpich)
+  pre=$root/build/integrations/mpich/mpitev
+  # without the link (another checkout built it): the cached install of this tree's key
+  [ -x "$pre/bin/mpicc" ] || pre=$(sh "$root/integrations/mpich/build.sh" --key mpitev | awk '{ print $3 }')
+  [ -x "$pre/bin/mpicc" ] || { echo "bench/tools: no MPICH + mpitev (sh integrations/mpich/build.sh mpitev)" >&2; exit 2; }
+  cc="$pre/bin/mpicc -std=c11 -O2 -g -fPIC -shared -I$t/common"
+  common="$t/common/tc_*.c" # each tool: the tool core and every file of its directory
+  lib=$out/lib
+  mkdir -p "$lib"
+  # shellcheck disable=SC2086
+  $cc $common "$t"/logger/*.c -o "$lib/libmpitev_logger.so" -pthread
+  # shellcheck disable=SC2086
+  $cc $common "$t"/qprof/*.c -o "$lib/libmpitev_qprof.so" -pthread -lm
+  otf2lib= # Debian names the library open-trace-format2, others otf2
+  for f in /usr/lib/*/libotf2.so /usr/lib/*/libopen-trace-format2.so; do
+    [ -f "$f" ] && otf2lib=$(basename "$f" .so | sed 's/^lib//')
+  done
+  # shellcheck disable=SC2086
+  [ -z "$otf2lib" ] || $cc $common "$t"/otf2/*.c -o "$lib/libmpitev_otf2.so" -pthread -l"$otf2lib"
+  "$pre/bin/mpicc" -O2 -g "$root/bench/tools/pingpong.c" -o "$out/pingpong"
+  export HYDRA_IFACE=lo FI_PROVIDER=tcp
+  launch() { "$pre/bin/mpiexec" -n 2 "$@"; }
+  ;;
+*) echo "bench/tools: MPITEV_TOOLS_MPI is toy or mpich" >&2; exit 2 ;;
+esac
+
+tools=${TOOLS:-none logger qprof otf2}
+[ -f "$lib/libmpitev_otf2.so" ] || tools=$(echo "$tools" | sed 's/otf2//')
+
+# with TOOL DIR PROGRAM...: launches the 2 ranks of PROGRAM with TOOL attached, the tool's
+# outputs in DIR
+with() {
+  tl=$1 d=$2
+  shift 2
+  case $tl in
+  none) launch "$@" ;;
+  logger) launch env LD_PRELOAD="$lib/libmpitev_logger.so" MPITEV_LOGGER_QUIET=1 MPITEV_LOGGER_OUTPUT="$d/log" "$@" ;;
+  qprof) launch env LD_PRELOAD="$lib/libmpitev_qprof.so" MPITEV_QPROF_DIR="$d" MPITEV_QPROF_GNUPLOT=none \
+           MPITEV_QPROF_OUTPUT="$d/summary" "$@" ;;
+  otf2) launch env LD_PRELOAD="$lib/libmpitev_otf2.so" MPITEV_OTF2_DIR="$d/trace" "$@" ;;
+  *) echo "bench/tools: unknown tool $tl" >&2; return 2 ;;
+  esac
+}
+
+# ---- instructions per round trip (callgrind on rank 0)
+if [ $mode = callgrind ]; then
+  command -v valgrind >/dev/null || { echo "bench/tools: valgrind is needed" >&2; exit 2; }
+  # rank 0 waits for the reply outside MPI (uncounted): its receive finds it at once
+  export PINGPONG_SYNC=1
+  # rank 0 under callgrind; the rank comes from the toy's or Hydra's environment
+  # shellcheck disable=SC2016
+  rank0='case ${TOYMPI_RANK:-${PMI_RANK:-}} in 0) exec valgrind -q --tool=callgrind --dump-line=no \
+    --collect-atstart=no --toggle-collect=exchange --toggle-collect=wait_reply --callgrind-out-file="$0" "$@" ;; esac; exec "$@"'
+  # ir TOOL N: counts of rank 0 for N round trips, as "function inclusive-Ir" lines
+  ir() {
+    d=$out/cg.$1.$2
+    rm -rf "$d" && mkdir -p "$d"
+    (cd "$d" && with "$1" "$d" sh -c "$rank0" "$d/cg" "$out/pingpong" "$2" 1) >"$d/out" 2>&1 ||
+      { cat "$d/out" >&2; return 1; }
+    # one line per function (suffixes .part.N/.constprop.N/.isra.N dropped; the largest
+    # inclusive count of its entries); "TOTAL" the whole loop
+    callgrind_annotate --inclusive=yes --threshold=100 "$d/cg" | awk '
+      /PROGRAM TOTALS/ { gsub(",", "", $1); print "TOTAL", $1; next }
+      $NF ~ /^\[/ && $(NF - 1) ~ /:/ { v = $1; gsub(",", "", v); f = $(NF - 1); sub(/.*:/, "", f)
+        sub(/\..*/, "", f); if (v + 0 > m[f] + 0) m[f] = v }
+      END { for (f in m) print f, m[f] }' >"$d/fn"
+  }
+  # the round trips pingpong.c makes for N: N measured and N/10 + 1 to warm up
+  trips() { echo $(($1 + $1 / 10 + 1)); }
+  extra=$(($(trips $((2 * n))) - $(trips "$n")))
+  echo "ping-pong on $mpi, 1 byte: instructions per round trip on rank 0 (callgrind, (Ir($((2 * n))) - Ir($n)) / $extra)"
+  printf '%-8s %8s %8s %9s %8s %9s %8s %8s %8s\n' tool total "over none" MPI mpitev "MPI_T calls" callback fold process
+  for tool in $tools; do
+    ir "$tool" "$n"
+    ir "$tool" $((2 * n))
+    awk -v extra="$extra" -v tool="$tool" -v base="${base:-}" -v basefile="$out/base" '
+      NR == FNR { a[$1] = $2; next } { b[$1] = $2 }
+      function d(f) { return (b[f] - a[f]) / extra }
+      END {
+        total = d("TOTAL")
+        mpitev = d("mpitev_source_drain") + d("mpitev__raise")
+        cb = d("on_event") + d("on_count") + d("on_dropped")
+        mpit = d("PMPI_T_event_copy") + d("PMPI_T_event_get_timestamp") + d("PMPI_T_event_get_source") \
+             + d("MPI_T_event_copy") + d("MPI_T_event_get_timestamp") + d("MPI_T_event_get_source")
+        fold = d("fold"); proc = d("process")
+        printf "%-8s %8.0f %8s %9.0f %8.0f %9.0f %8.0f %8.0f %8.0f\n", tool, total,
+          base == "" ? "-" : sprintf("%+.0f", total - base), total - mpitev, mpitev - cb + mpit, mpit,
+          cb - mpit - fold, fold - proc, proc
+        if (tool == "none") print total >basefile
+      }' "$out/cg.$tool.$n/fn" "$out/cg.$tool.$((2 * n))/fn"
+    [ "$tool" != none ] || base=$(cat "$out/base")
+  done
+  exit 0
+fi
+
+# ---- wall time
+# run TOOL: one ping-pong with TOOL attached; appends "TOOL SIZE US" and "TOOL rss KB" lines
+run() {
+  d=$out/run.$1
+  rm -rf "$d" && mkdir -p "$d"
+  (cd "$d" && with "$1" "$d" "$out/pingpong" "$n") >"$d/out" 2>&1 || { cat "$d/out" >&2; return 1; }
+  awk -v t="$1" '$1 == "pingpong" { print t, $2, $3 } $1 == "rss" && $3 > m { m = $3 }
+    END { print t, "rss", m }' "$d/out" >>"$out/pp"
+}
+: >"$out/pp"
+for _ in $(seq 1 "$runs"); do
+  for tool in $tools; do run "$tool"; done
+done
+median() { # TOOL SIZE
+  awk -v t="$1" -v s="$2" '$1 == t && $2 == s { print $3 }' "$out/pp" | sort -g |
+    awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+sizes=$(awk '$2 != "rss" { print $2 }' "$out/pp" | sort -n -u)
+echo "ping-pong on $mpi: median us per round trip over $runs runs of $n (ratio to no tool); peak RSS per rank"
+printf '%-8s' tool
+for s in $sizes; do printf ' %18s' "$s B"; done
+printf ' %10s\n' "RSS MiB"
+for tool in $tools; do
+  printf '%-8s' "$tool"
+  for s in $sizes; do
+    m=$(median "$tool" "$s") b=$(median none "$s")
+    printf ' %10s (%5s)' "$m" "$(awk -v a="$m" -v b="$b" 'BEGIN { printf "%.2f", a / b }')"
+  done
+  printf ' %10s\n' "$(median "$tool" rss | awk '{ printf "%.1f", $1 / 1024 }')"
+done
