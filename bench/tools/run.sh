@@ -13,10 +13,12 @@
 # Callgrind: rank 0 of a 1-byte ping-pong under callgrind, the round trips only (rank 0
 # waits for each reply outside MPI, PINGPONG_SYNC=1 of pingpong.c, so that its receive
 # finds it at the first poll: counts that do not depend on timing), N and 2N round trips
-# (N >= 200), (Ir(2N) - Ir(N)) per extra round trip, split by inclusive counts: the MPI (the rest), mpitev's raise and delivery (mpitev__raise,
-# mpitev_source_drain, without the tool's callback), the MPI_T calls the callback makes
+# (N >= 200), (Ir(2N) - Ir(N)) per extra round trip, split by inclusive counts: the MPI
+# (all but mpitev's raise and drain), mpitev's delivery (mpitev__raise,
+# mpitev_source_drain, without the callbacks), the MPI_T calls a callback makes
 # (MPI_T_event_copy, _get_timestamp, _get_source), the callback's own work, the fold
-# (tc_core.c: take, sort) and the tool's per-record processing (its process()).
+# (tc_core.c: take, sort) and the tool's processing (its process()); "events": instances
+# delivered to the tool per round trip.
 # Environment:
 #   MPITEV_TOOLS_MPI=toy|mpich   the MPI (default toy). toy: the tools and toy MPI of
 #                                MPITEV_BENCH_BUILD (default build-bench, built by
@@ -102,45 +104,54 @@ if [ $mode = callgrind ]; then
   command -v valgrind >/dev/null || { echo "bench/tools: valgrind is needed" >&2; exit 2; }
   # rank 0 waits for the reply outside MPI (uncounted): its receive finds it at once
   export PINGPONG_SYNC=1
+  # The tools process records in batches of a quarter ring (tc_core.c): what the last
+  # batch holds is processed at MPI_Finalize, outside the count, so the batches are made
+  # small (256 records) for a count that is off by at most 256 records' processing.
+  export MPITEV_TOOL_RING="${MPITEV_TOOL_RING:-1024}"
   # rank 0 under callgrind; the rank comes from the toy's or Hydra's environment
   # shellcheck disable=SC2016
   rank0='case ${TOYMPI_RANK:-${PMI_RANK:-}} in 0) exec valgrind -q --tool=callgrind --dump-line=no \
     --collect-atstart=no --toggle-collect=exchange --toggle-collect=wait_reply --callgrind-out-file="$0" "$@" ;; esac; exec "$@"'
-  # ir TOOL N: counts of rank 0 for N round trips, as "function inclusive-Ir" lines
+  # ir TOOL N: counts of rank 0 for N round trips, as "function inclusive-Ir calls" lines
+  # (suffixes .part.N, .constprop.N... dropped: a function's largest entry), "TOTAL" the loop
   ir() {
     d=$out/cg.$1.$2
     rm -rf "$d" && mkdir -p "$d"
     (cd "$d" && with "$1" "$d" sh -c "$rank0" "$d/cg" "$out/pingpong" "$2" 1) >"$d/out" 2>&1 ||
       { cat "$d/out" >&2; return 1; }
-    # one line per function (suffixes .part.N/.constprop.N/.isra.N dropped; the largest
-    # inclusive count of its entries); "TOTAL" the whole loop
-    callgrind_annotate --inclusive=yes --threshold=100 "$d/cg" | awk '
-      /PROGRAM TOTALS/ { gsub(",", "", $1); print "TOTAL", $1; next }
-      $NF ~ /^\[/ && $(NF - 1) ~ /:/ { v = $1; gsub(",", "", v); f = $(NF - 1); sub(/.*:/, "", f)
-        sub(/\..*/, "", f); if (v + 0 > m[f] + 0) m[f] = v }
-      END { for (f in m) print f, m[f] }' >"$d/fn"
+    callgrind_annotate --inclusive=yes --tree=caller --threshold=100 "$d/cg" | awk '
+      /PROGRAM TOTALS/ { gsub(",", "", $1); print "TOTAL", $1, 0; next }
+      { mark = ""; for (i = 2; i < NF; i++) if ($i == "<" || $i == "*") { mark = $i; f = $(i + 1); break } }
+      mark == "" { next }
+      { sub(/.*:/, "", f); sub(/\..*/, "", f) }
+      mark == "<" { c = $(NF - 1); gsub(/[(),x]/, "", c); calls += c; next }
+      { v = $1; gsub(",", "", v); if (v + 0 > m[f] + 0) { m[f] = v; n[f] = calls } calls = 0 }
+      END { for (f in m) print f, m[f], n[f] + 0 }' >"$d/fn"
   }
   # the round trips pingpong.c makes for N: N measured and N/10 + 1 to warm up
   trips() { echo $(($1 + $1 / 10 + 1)); }
   extra=$(($(trips $((2 * n))) - $(trips "$n")))
   echo "ping-pong on $mpi, 1 byte: instructions per round trip on rank 0 (callgrind, (Ir($((2 * n))) - Ir($n)) / $extra)"
-  printf '%-8s %8s %8s %9s %8s %9s %8s %8s %8s\n' tool total "over none" MPI mpitev "MPI_T calls" callback fold process
+  printf '%-8s %6s %7s %9s %7s %7s %7s %8s %7s %7s\n' tool events total "over none" MPI mpitev MPI_T callback fold process
   for tool in $tools; do
     ir "$tool" "$n"
     ir "$tool" $((2 * n))
     awk -v extra="$extra" -v tool="$tool" -v base="${base:-}" -v basefile="$out/base" '
-      NR == FNR { a[$1] = $2; next } { b[$1] = $2 }
+      NR == FNR { a[$1] = $2; ac[$1] = $3; next } { b[$1] = $2; bc[$1] = $3 }
       function d(f) { return (b[f] - a[f]) / extra }
       END {
-        total = d("TOTAL")
-        mpitev = d("mpitev_source_drain") + d("mpitev__raise")
+        recs = (bc["on_event"] - ac["on_event"] + bc["on_count"] - ac["on_count"]) / extra
+        deliver = d("mpitev_source_drain") + d("mpitev__raise")
+        mpi = d("TOTAL") - deliver
         cb = d("on_event") + d("on_count") + d("on_dropped")
         mpit = d("PMPI_T_event_copy") + d("PMPI_T_event_get_timestamp") + d("PMPI_T_event_get_source") \
              + d("MPI_T_event_copy") + d("MPI_T_event_get_timestamp") + d("MPI_T_event_get_source")
-        fold = d("fold"); proc = d("process")
-        printf "%-8s %8.0f %8s %9.0f %8.0f %9.0f %8.0f %8.0f %8.0f\n", tool, total,
-          base == "" ? "-" : sprintf("%+.0f", total - base), total - mpitev, mpitev - cb + mpit, mpit,
-          cb - mpit - fold, fold - proc, proc
+        own = cb - mpit - d("fold")
+        proc = d("process")
+        fold = d("fold") - proc
+        total = d("TOTAL")
+        printf "%-8s %6.1f %7.0f %9s %7.0f %7.0f %7.0f %8.0f %7.0f %7.0f\n", tool, recs, total,
+          base == "" ? "-" : sprintf("%+.0f", total - base), mpi, deliver - cb, mpit, own, fold, proc
         if (tool == "none") print total >basefile
       }' "$out/cg.$tool.$n/fn" "$out/cg.$tool.$((2 * n))/fn"
     [ "$tool" != none ] || base=$(cat "$out/base")
