@@ -34,6 +34,9 @@
 #define TC_DATA 64        /* payload bytes kept per record (larger payloads: not copied) */
 #define TC_MAX_THREADS 16 /* threads that get a ring; more are counted as not kept */
 
+/* How an element decodes (from its MPI datatype and size, once per type). */
+enum { TC_ELEM_OTHER = 0, TC_ELEM_INT, TC_ELEM_UINT, TC_ELEM_FLOAT, TC_ELEM_DOUBLE, TC_ELEM_TEXT };
+
 struct tc_type {
     int index; /* MPI_T event index */
     char name[TC_NAME];
@@ -42,6 +45,7 @@ struct tc_type {
     MPI_Datatype types[TC_MAX_ELEMS];
     MPI_Aint displs[TC_MAX_ELEMS];
     int sizes[TC_MAX_ELEMS]; /* bytes of each element (MPI_CHAR: up to the next one) */
+    unsigned char kinds[TC_MAX_ELEMS]; /* TC_ELEM_*: tc_elem_kind of each element */
     char elem_names[TC_MAX_ELEMS][TC_ELEM_NAME];
     int selected; /* the tool registers for it */
     _Atomic long delivered, dropped;
@@ -128,6 +132,10 @@ struct tc_tool {
     /* At MPI_Finalize, after every registration is freed and everything recorded was
      * processed; MPI (PMPI_*) is still usable. */
     void (*finish)(int rank, int size);
+    /* 1: process each record as soon as a callback may (the logger's lines appear as
+     * instances arrive); 0: in batches, once the rings hold a quarter of a ring's slots
+     * (and at MPI_Finalize), which costs less per record. */
+    int live;
 };
 extern const struct tc_tool tc_tool;
 
@@ -156,11 +164,16 @@ const struct tc_win *tc_win(int id);
 const char *tc_object_label(const struct tc_record *r);
 int tc_rank(void);
 long tc_not_kept(void); /* records lost because a ring was full or no ring was free */
+/* From configure(): the tool only counts instances and drops (tc_type's delivered and
+ * dropped): callbacks record nothing and process() is never called. */
+void tc_count_only(void);
 
 /* Seconds since the tool attached, on the source's clock. */
 double tc_seconds(int source, MPI_Count ts);
 
 /* ---- payload decoding (tc_format.c) */
+/* TC_ELEM_* of an element of datatype d and size bytes (integers of 1, 2, 4, 8 bytes). */
+int tc_elem_kind(MPI_Datatype d, int size);
 int tc_elem_find(const struct tc_type *t, const char *name); /* -1 if absent */
 int tc_elem_is_int(const struct tc_type *t, int i);
 int tc_elem_is_float(const struct tc_type *t, int i);

@@ -84,8 +84,11 @@ static _Thread_local int my_ring_none __attribute__((tls_model("initial-exec")))
 static pthread_mutex_t fold_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct tc_record *batch;
 static size_t batch_cap;
+static uint64_t fold_at; /* records waiting that make a callback fold (tc_tool.live: 1) */
+static int count_only;   /* tc_count_only(): callbacks count, nothing is recorded */
 
 long tc_not_kept(void) { return atomic_load(&not_kept); }
+void tc_count_only(void) { count_only = 1; }
 
 static struct tc_record *claim(void)
 {
@@ -130,6 +133,26 @@ static int by_time(const void *a, const void *b)
     return 0;
 }
 
+static int sorted(const struct tc_record *b, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (by_time(&b[i - 1], &b[i]) > 0)
+            return 0;
+    return 1;
+}
+
+/* Whether the rings hold enough records for a fold (the tool's process() in batches:
+ * the fold's fixed cost, the lock and the sort, shared by many records). */
+static int fold_due(void)
+{
+    uint64_t n = 0;
+    int used = atomic_load_explicit(&rings_used, memory_order_relaxed);
+    for (int k = 0; k < used && k < TC_MAX_THREADS; k++)
+        n += atomic_load_explicit(&rings[k].tail, memory_order_relaxed) -
+             atomic_load_explicit(&rings[k].head, memory_order_relaxed);
+    return n >= fold_at;
+}
+
 /* Takes what every ring holds, sorts it by timestamp and lets the tool process it. Only
  * where the callback may block (MPI_RESTRICTED, NONE) or at finalize. A nested fold (the
  * tool's process() made the MPI deliver more instances) finds the lock taken and leaves
@@ -164,7 +187,8 @@ static void fold(void)
         }
         if (n == 0)
             break;
-        qsort(batch, n, sizeof *batch, by_time);
+        if (!sorted(batch, n))
+            qsort(batch, n, sizeof *batch, by_time);
         for (size_t i = 0; i < n; i++)
             tc_tool.process(&batch[i]);
     }
@@ -193,8 +217,17 @@ static void on_event(MPI_T_event_instance inst, MPI_T_event_registration h, MPI_
         rec->has_data = g->type->extent <= TC_DATA && MPI_T_event_copy(inst, rec->data) == MPI_SUCCESS;
         publish(rec);
     }
-    if (safety == MPI_T_CB_REQUIRE_NONE || safety == MPI_T_CB_REQUIRE_MPI_RESTRICTED)
+    if ((safety == MPI_T_CB_REQUIRE_NONE || safety == MPI_T_CB_REQUIRE_MPI_RESTRICTED) && fold_due())
         fold();
+}
+
+/* The callback of a tool that only counts (tc_count_only): nothing claimed or copied. */
+static void on_count(MPI_T_event_instance inst, MPI_T_event_registration h, MPI_T_cb_safety safety,
+                     void *user_data)
+{
+    (void)inst, (void)h, (void)safety;
+    struct tc_reg *g = user_data;
+    atomic_fetch_add_explicit(&g->type->delivered, 1, memory_order_relaxed);
 }
 
 static void on_dropped(MPI_Count count, MPI_T_event_registration h, int source_index,
@@ -203,6 +236,8 @@ static void on_dropped(MPI_Count count, MPI_T_event_registration h, int source_i
     (void)h;
     struct tc_reg *g = user_data;
     atomic_fetch_add_explicit(&g->type->dropped, (long)count, memory_order_relaxed);
+    if (count_only)
+        return;
     struct tc_record *rec = claim();
     if (rec) {
         rec->kind = TC_REC_DROPPED;
@@ -229,7 +264,7 @@ static void on_free(MPI_T_event_registration h, MPI_T_cb_safety safety, void *us
 /* A record the tool core makes itself (TC_REC_WIN_*): timestamp now, on source 0. */
 static void record_mark(int kind, const struct tc_win *w)
 {
-    if (nsources <= 0)
+    if (nsources <= 0 || count_only)
         return;
     struct tc_record *rec = claim();
     if (!rec)
@@ -264,7 +299,7 @@ static void reg_add(struct tc_type *t, int comm_id, int win_id, void *obj)
     /* the dropped handler first, so nothing is lost uncounted */
     MPI_T_event_set_dropped_handler(g->handle, on_dropped);
     if (MPI_T_event_register_callback(g->handle, MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE, MPI_INFO_NULL, g,
-                                      on_event) != MPI_SUCCESS) {
+                                      count_only ? on_count : on_event) != MPI_SUCCESS) {
         MPI_T_event_handle_free(g->handle, NULL, NULL);
         free(g);
         return;
@@ -463,6 +498,8 @@ static int read_tables(void)
         for (int k = 0; k < num; k++)
             if (t->types[k] == MPI_CHAR)
                 t->sizes[k] = (k + 1 < num ? (int)t->displs[k + 1] : t->extent) - (int)t->displs[k];
+        for (int k = 0; k < num; k++)
+            t->kinds[k] = (unsigned char)tc_elem_kind(t->types[k], t->sizes[k]);
         element_names(t, e);
         ntypes++;
     }
@@ -515,8 +552,9 @@ static void attach(void)
     }
     long cap = tc_env_long("MPITEV_TOOL_RING", 16384);
     ring_cap = (uint64_t)(cap > 0 ? cap : 16384);
+    fold_at = tc_tool.live || ring_cap < 4 ? 1 : ring_cap / 4;
     /* calloc of this size maps zero pages: only what a thread writes becomes resident */
-    for (int k = 0; k < TC_MAX_THREADS; k++)
+    for (int k = 0; k < TC_MAX_THREADS && !count_only; k++)
         rings[k].slots = calloc(ring_cap, sizeof *rings[k].slots);
     if (tc_tool.start)
         tc_tool.start(my_rank, my_size);

@@ -17,26 +17,36 @@ int tc_elem_find(const struct tc_type *t, const char *name)
     return -1;
 }
 
-int tc_elem_is_float(const struct tc_type *t, int i)
+static int is_unsigned(MPI_Datatype d)
 {
-    MPI_Datatype d = t->types[i];
-    return d == MPI_DOUBLE || d == MPI_FLOAT;
-}
-
-int tc_elem_is_text(const struct tc_type *t, int i) { return t->types[i] == MPI_CHAR; }
-
-int tc_elem_is_unsigned(const struct tc_type *t, int i)
-{
-    MPI_Datatype d = t->types[i];
     return d == MPI_UINT8_T || d == MPI_UINT16_T || d == MPI_UINT32_T || d == MPI_UINT64_T ||
            d == MPI_UNSIGNED || d == MPI_UNSIGNED_LONG || d == MPI_UNSIGNED_LONG_LONG ||
            d == MPI_UNSIGNED_SHORT || d == MPI_UNSIGNED_CHAR;
 }
 
+int tc_elem_kind(MPI_Datatype d, int size)
+{
+    if (d == MPI_CHAR)
+        return TC_ELEM_TEXT;
+    if (d == MPI_DOUBLE)
+        return TC_ELEM_DOUBLE;
+    if (d == MPI_FLOAT)
+        return TC_ELEM_FLOAT;
+    if (size != 1 && size != 2 && size != 4 && size != 8)
+        return TC_ELEM_OTHER;
+    return is_unsigned(d) ? TC_ELEM_UINT : TC_ELEM_INT;
+}
+
+int tc_elem_is_float(const struct tc_type *t, int i)
+{
+    return t->kinds[i] == TC_ELEM_FLOAT || t->kinds[i] == TC_ELEM_DOUBLE;
+}
+
+int tc_elem_is_text(const struct tc_type *t, int i) { return t->kinds[i] == TC_ELEM_TEXT; }
+int tc_elem_is_unsigned(const struct tc_type *t, int i) { return t->kinds[i] == TC_ELEM_UINT; }
 int tc_elem_is_int(const struct tc_type *t, int i)
 {
-    int s = t->sizes[i];
-    return !tc_elem_is_float(t, i) && !tc_elem_is_text(t, i) && (s == 1 || s == 2 || s == 4 || s == 8);
+    return t->kinds[i] == TC_ELEM_INT || t->kinds[i] == TC_ELEM_UINT;
 }
 
 static int has(const struct tc_type *t, const struct tc_record *r, int i)
@@ -49,7 +59,7 @@ int64_t tc_elem_int(const struct tc_type *t, const struct tc_record *r, int i)
     if (!has(t, r, i) || !tc_elem_is_int(t, i))
         return 0;
     const unsigned char *p = r->data + t->displs[i];
-    int u = tc_elem_is_unsigned(t, i);
+    int u = t->kinds[i] == TC_ELEM_UINT;
     switch (t->sizes[i]) {
     case 1: return u ? (int64_t)*(const uint8_t *)p : (int64_t)*(const int8_t *)p;
     case 2: { int16_t v; memcpy(&v, p, 2); return u ? (int64_t)(uint16_t)v : v; }
@@ -63,8 +73,8 @@ double tc_elem_double(const struct tc_type *t, const struct tc_record *r, int i)
     if (!has(t, r, i))
         return 0;
     const unsigned char *p = r->data + t->displs[i];
-    if (t->types[i] == MPI_DOUBLE) { double v; memcpy(&v, p, sizeof v); return v; }
-    if (t->types[i] == MPI_FLOAT) { float v; memcpy(&v, p, sizeof v); return v; }
+    if (t->kinds[i] == TC_ELEM_DOUBLE) { double v; memcpy(&v, p, sizeof v); return v; }
+    if (t->kinds[i] == TC_ELEM_FLOAT) { float v; memcpy(&v, p, sizeof v); return v; }
     if (tc_elem_is_unsigned(t, i) && t->sizes[i] == 8)
         return (double)(uint64_t)tc_elem_int(t, r, i);
     return (double)tc_elem_int(t, r, i);

@@ -71,6 +71,8 @@ static int configure(void)
             return bad("MPITEV_LOGGER_QUIET", q);
         quiet = q[0] == '1';
     }
+    if (quiet) /* the summary needs the counts only */
+        tc_count_only();
     if (tc_env_long("MPITEV_TOOL_RING", 1) < 0)
         return bad("MPITEV_TOOL_RING", getenv("MPITEV_TOOL_RING"));
     if (out && *out) {
@@ -108,7 +110,7 @@ static void emit(const char *line, size_t n)
 
 static void process(const struct tc_record *r)
 {
-    if (quiet || (r->kind != TC_REC_EVENT && r->kind != TC_REC_DROPPED))
+    if (r->kind != TC_REC_EVENT && r->kind != TC_REC_DROPPED)
         return; /* instances and drops only, not the tool core's window records */
     const struct tc_type *t = &tc_types()[r->type];
     const char *src = r->source >= 0 && r->source < tc_num_sources() ? tc_sources()[r->source].name : "?";
@@ -178,4 +180,5 @@ const struct tc_tool tc_tool = {
     .start = start,
     .process = process,
     .finish = finish,
+    .live = 1,
 };

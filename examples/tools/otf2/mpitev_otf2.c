@@ -110,9 +110,9 @@ static OTF2_Type otf2_type(const struct tc_type *t, int i)
 {
     if (tc_elem_is_text(t, i))
         return OTF2_TYPE_STRING;
-    if (t->types[i] == MPI_DOUBLE)
+    if (t->kinds[i] == TC_ELEM_DOUBLE)
         return OTF2_TYPE_DOUBLE;
-    if (t->types[i] == MPI_FLOAT)
+    if (t->kinds[i] == TC_ELEM_FLOAT)
         return OTF2_TYPE_FLOAT;
     int u = tc_elem_is_unsigned(t, i);
     switch (t->sizes[i]) {
