@@ -7,9 +7,11 @@
 #                                            (default 20000)
 #        bench/tools/run.sh --callgrind [N]  instructions per round trip (default N 2000)
 #
-# Wall time: runs alternating the tools; per message size, the median time per round trip
-# and its ratio to the run without a tool, and the peak resident memory (the larger of
-# the two ranks, median over the runs: the tracer's trace buffers).
+# Wall time: rounds of one run per tool; a run keeps the best of 5 trials per message size
+# (PINGPONG_TRIALS); per size, the median over the rounds of the time per round trip and
+# of its ratio to the run without a tool in the same round (and the ratio of the fastest
+# runs), and the peak resident memory (the larger of the two ranks, median over the
+# rounds: the tracer's trace buffers).
 # Callgrind: rank 0 of a 1-byte ping-pong under callgrind, the round trips only (rank 0
 # waits for each reply outside MPI, PINGPONG_SYNC=1 of pingpong.c, so that its receive
 # finds it at the first poll: counts that do not depend on timing), N and 2N round trips
@@ -26,6 +28,8 @@
 #                                integrations/mpich (build.sh mpitev; without the link in
 #                                build/, the cached install of this tree's key), the tools
 #                                built here with its mpicc (-O2 -g).
+#   MPITEV_TOOLS_SRC=DIR         mpich: the tools' sources (default examples/tools; another
+#                                checkout's, for a comparison)
 #   TOOLS_RUNS                   runs per tool (default 5; wall time)
 #   TOOLS                        the tools (default: none logger qprof otf2)
 #   MPITEV_BENCH_OUT=DIR         keep the outputs (per-run lines, tool outputs, profiles)
@@ -46,7 +50,7 @@ else
   out=$(mktemp -d)
   trap 'rm -rf "$out"' EXIT
 fi
-t=$root/examples/tools
+t=${MPITEV_TOOLS_SRC:-$root/examples/tools}
 case $mpi in
 toy)
   bld=${MPITEV_BENCH_BUILD:-$root/build-bench}
@@ -159,33 +163,41 @@ if [ $mode = callgrind ]; then
   exit 0
 fi
 
-# ---- wall time
-# run TOOL: one ping-pong with TOOL attached; appends "TOOL SIZE US" and "TOOL rss KB" lines
+# ---- wall time: each run keeps the best of 5 trials per size (pingpong.c)
+export PINGPONG_TRIALS="${PINGPONG_TRIALS:-5}"
+# run TOOL ROUND: one ping-pong with TOOL attached; appends "TOOL ROUND SIZE US" lines and
+# "TOOL ROUND rss KB" (the larger rank's)
 run() {
   d=$out/run.$1
   rm -rf "$d" && mkdir -p "$d"
   (cd "$d" && with "$1" "$d" "$out/pingpong" "$n") >"$d/out" 2>&1 || { cat "$d/out" >&2; return 1; }
-  awk -v t="$1" '$1 == "pingpong" { print t, $2, $3 } $1 == "rss" && $3 > m { m = $3 }
-    END { print t, "rss", m }' "$d/out" >>"$out/pp"
+  awk -v t="$1" -v r="$2" '$1 == "pingpong" { print t, r, $2, $3 } $1 == "rss" && $3 > m { m = $3 }
+    END { print t, r, "rss", m }' "$d/out" >>"$out/pp"
 }
 : >"$out/pp"
-for _ in $(seq 1 "$runs"); do
-  for tool in $tools; do run "$tool"; done
+for r in $(seq 1 "$runs"); do
+  for tool in $tools; do run "$tool" "$r"; done
 done
-median() { # TOOL SIZE
-  awk -v t="$1" -v s="$2" '$1 == t && $2 == s { print $3 }' "$out/pp" | sort -g |
-    awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+# stat TOOL SIZE: "median min ratio minratio" of the runs: the ratio is the median over
+# the rounds of the time with TOOL over the time without a tool in the same round (the
+# runs of one round are adjacent in time); minratio: the fastest run's over the fastest's
+stat() {
+  awk -v t="$1" -v s="$2" '$3 == s && ($1 == t || $1 == "none") { v[$1, $2] = $4; r[$2] = 1 }
+    END { for (k in r) print v[t, k], v[t, k] / v["none", k], v["none", k] }' "$out/pp" >"$out/st"
+  col() { sort -g -k"$1" "$out/st" | awk -v c="$1" '{ a[NR] = $c }
+    END { printf "%s %s ", (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2, a[1] }'; }
+  echo "$(col 1) $(col 2) $(col 3)" | awk '{ printf "%.3f %.3f %.2f %.2f\n", $1, $2, $3, $2 / $6 }'
 }
-sizes=$(awk '$2 != "rss" { print $2 }' "$out/pp" | sort -n -u)
-echo "ping-pong on $mpi: median us per round trip over $runs runs of $n (ratio to no tool); peak RSS per rank"
+sizes=$(awk '$3 != "rss" { print $3 }' "$out/pp" | sort -n -u)
+echo "ping-pong on $mpi, $runs rounds of $n round trips: median us per round trip (median ratio to no tool"
+echo "in the same round; ratio of the fastest runs), peak RSS per rank (median)"
 printf '%-8s' tool
-for s in $sizes; do printf ' %18s' "$s B"; done
-printf ' %10s\n' "RSS MiB"
+for s in $sizes; do printf ' %24s' "$s B"; done
+printf ' %8s\n' "RSS MiB"
 for tool in $tools; do
   printf '%-8s' "$tool"
   for s in $sizes; do
-    m=$(median "$tool" "$s") b=$(median none "$s")
-    printf ' %10s (%5s)' "$m" "$(awk -v a="$m" -v b="$b" 'BEGIN { printf "%.2f", a / b }')"
+    stat "$tool" "$s" | awk '{ printf " %10.3f (%4.2f; %4.2f)", $1, $3, $4 }'
   done
-  printf ' %10s\n' "$(median "$tool" rss | awk '{ printf "%.1f", $1 / 1024 }')"
+  stat "$tool" rss | awk '{ printf " %8.1f\n", $1 / 1024 }'
 done
