@@ -332,11 +332,13 @@ void trace_wrote(int source, OTF2_TimeStamp ts, int n)
         end_ts = ts;
 }
 
+/* Element i of r as attribute a: text as a local string; a number as it is in the
+ * payload, copied into OTF2's value union (every member starts at its first byte, and
+ * otf2_type gave the attribute the member of the element's datatype and size). */
 static void add_attribute(const struct tc_type *t, const struct tc_record *r, int i, int a)
 {
     OTF2_AttributeValue v;
-    switch (attrs[a].type) {
-    case OTF2_TYPE_STRING: {
+    if (attrs[a].type == OTF2_TYPE_STRING) {
         char text[TC_DATA + 4];
         tc_elem_format(t, r, i, text, sizeof text);
         size_t n = strlen(text); /* drop the quotes the formatter adds */
@@ -345,19 +347,11 @@ static void add_attribute(const struct tc_type *t, const struct tc_record *r, in
             memmove(text, text + 1, n - 1);
         }
         v.stringRef = local_string(text);
-        break;
-    }
-    case OTF2_TYPE_DOUBLE: v.float64 = tc_elem_double(t, r, i); break;
-    case OTF2_TYPE_FLOAT: v.float32 = (float)tc_elem_double(t, r, i); break;
-    case OTF2_TYPE_UINT8: v.uint8 = (uint8_t)tc_elem_int(t, r, i); break;
-    case OTF2_TYPE_UINT16: v.uint16 = (uint16_t)tc_elem_int(t, r, i); break;
-    case OTF2_TYPE_UINT32: v.uint32 = (uint32_t)tc_elem_int(t, r, i); break;
-    case OTF2_TYPE_UINT64: v.uint64 = (uint64_t)tc_elem_int(t, r, i); break;
-    case OTF2_TYPE_INT8: v.int8 = (int8_t)tc_elem_int(t, r, i); break;
-    case OTF2_TYPE_INT16: v.int16 = (int16_t)tc_elem_int(t, r, i); break;
-    case OTF2_TYPE_INT32: v.int32 = (int32_t)tc_elem_int(t, r, i); break;
-    case OTF2_TYPE_INT64: v.int64 = tc_elem_int(t, r, i); break;
-    default: return;
+    } else if (attrs[a].type != OTF2_TYPE_NONE && t->sizes[i] <= (int)sizeof v) {
+        memset(&v, 0, sizeof v);
+        memcpy(&v, r->data + t->displs[i], (size_t)t->sizes[i]);
+    } else {
+        return;
     }
     OTF2_AttributeList_AddAttribute(trace_alist, (OTF2_AttributeRef)a, attrs[a].type, v);
 }
