@@ -100,6 +100,45 @@ int tc_elem_format(const struct tc_type *t, const struct tc_record *r, int i, ch
     return snprintf(buf, len, "%lld", (long long)tc_elem_int(t, r, i));
 }
 
+char *tc_put_int(char *p, long long v)
+{
+    char digits[20];
+    int n = 0;
+    unsigned long long u = (unsigned long long)v;
+    if (v < 0) {
+        *p++ = '-';
+        u = 0 - u;
+    }
+    do
+        digits[n++] = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    while (n > 0)
+        *p++ = digits[--n];
+    return p;
+}
+
+char *tc_put_fixed(char *p, double v, int decimals)
+{
+    static const long long scale[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+                                      1000000000};
+    if (decimals < 0 || decimals > 9 || !(v > -9e9 && v < 9e9)) /* and NaN */
+        return p + snprintf(p, 32, "%.*f", decimals < 0 || decimals > 9 ? 9 : decimals, v);
+    if (v < 0) {
+        *p++ = '-';
+        v = -v;
+    }
+    long long x = (long long)(v * (double)scale[decimals] + 0.5);
+    p = tc_put_int(p, x / scale[decimals]);
+    if (decimals > 0) {
+        *p++ = '.';
+        long long frac = x % scale[decimals];
+        for (int d = decimals - 1; d >= 0; d--, frac /= 10)
+            p[d] = (char)('0' + frac % 10);
+        p += decimals;
+    }
+    return p;
+}
+
 int tc_patterns_parse(const char *text, struct tc_patterns *out)
 {
     out->n = 0;

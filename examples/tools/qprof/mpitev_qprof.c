@@ -145,23 +145,45 @@ static int select_type(const struct tc_type *t)
     return q->role != R_NONE;
 }
 
+char *qp_line(struct qp_data *d)
+{
+    if (!d->f)
+        return NULL;
+    if (d->n > sizeof d->buf - QP_LINE) {
+        fwrite(d->buf, 1, d->n, d->f);
+        d->n = 0;
+    }
+    return d->buf + d->n;
+}
+
+void qp_line_end(struct qp_data *d, const char *end) { d->n = (size_t)(end - d->buf); }
+
+/* Opens rank<r>.NAME.dat with its first lines. */
+static void data_open(struct qp_data *d, int rank, const char *name, const char *head)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/rank%d.%s.dat", qp.dir, rank, name);
+    d->n = 0;
+    if ((d->f = fopen(path, "w")) != NULL)
+        fprintf(d->f, "# rank %d: %s", rank, head);
+}
+
+static void data_close(struct qp_data *d)
+{
+    if (!d->f)
+        return;
+    fwrite(d->buf, 1, d->n, d->f);
+    fclose(d->f);
+    d->f = NULL;
+}
+
 static void start(int rank, int size)
 {
     (void)size;
-    char path[1200];
-    snprintf(path, sizeof path, "%s/rank%d.depth.dat", qp.dir, rank);
-    qp.depth_file = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/rank%d.search.dat", qp.dir, rank);
-    qp.search_file = fopen(path, "w");
-    if (qp.depth_file)
-        fprintf(qp.depth_file, "# rank %d: time_s posted_depth unexpected_depth\n0 0 0\n", rank);
-    if (qp.search_file)
-        fprintf(qp.search_file, "# rank %d: time_s queue(0 posted, 1 unexpected) length time_us found\n", rank);
-    snprintf(path, sizeof path, "%s/rank%d.rma.dat", qp.dir, rank);
-    qp.rma_file = fopen(path, "w");
-    if (qp.rma_file) /* the first line: a point for the plot of a rank without windows */
-        fprintf(qp.rma_file, "# rank %d: time_s window(win#) kind(0 put, 1 get, 2 accumulate) bytes\n"
-                             "0 -1 -1 0\n", rank);
+    data_open(&qp.depth, rank, "depth", "time_s posted_depth unexpected_depth\n0 0 0\n");
+    data_open(&qp.search, rank, "search", "time_s queue(0 posted, 1 unexpected) length time_us found\n");
+    /* the first line: a point for the plot of a rank without windows */
+    data_open(&qp.rma, rank, "rma", "time_s window(win#) kind(0 put, 1 get, 2 accumulate) bytes\n0 -1 -1 0\n");
 }
 
 static void comm_added(const struct tc_comm *c)
@@ -305,8 +327,16 @@ static void search_end(int q, const struct tc_type *t, const struct qtype *k, co
             s[i]->stime_max = dt;
     }
     hist_add(q, len);
-    if (qp.search_file)
-        fprintf(qp.search_file, "%.9f %d %ld %.3f %d\n", now, q, len, dt * 1e6, found);
+    char *p = qp_line(&qp.search);
+    if (p) { /* "%.9f %d %ld %.3f %d\n" */
+        p = tc_put_fixed(p, now, 9);
+        *p++ = ' ', p = tc_put_int(p, q);
+        *p++ = ' ', p = tc_put_int(p, len);
+        *p++ = ' ', p = tc_put_fixed(p, dt * 1e6, 3);
+        *p++ = ' ', p = tc_put_int(p, found);
+        *p++ = '\n';
+        qp_line_end(&qp.search, p);
+    }
 }
 
 static void process(const struct tc_record *r)
@@ -342,19 +372,21 @@ static void process(const struct tc_record *r)
     default:
         return;
     }
-    if (qp.depth_file)
-        fprintf(qp.depth_file, "%.9f %ld %ld\n", now, qp.all[Q_POSTED].depth, qp.all[Q_UNEX].depth);
+    char *p = qp_line(&qp.depth);
+    if (p) { /* "%.9f %ld %ld\n" */
+        p = tc_put_fixed(p, now, 9);
+        *p++ = ' ', p = tc_put_int(p, qp.all[Q_POSTED].depth);
+        *p++ = ' ', p = tc_put_int(p, qp.all[Q_UNEX].depth);
+        *p++ = '\n';
+        qp_line_end(&qp.depth, p);
+    }
 }
 
 static void finish(int rank, int size)
 {
-    if (qp.depth_file)
-        fclose(qp.depth_file);
-    if (qp.search_file)
-        fclose(qp.search_file);
-    if (qp.rma_file)
-        fclose(qp.rma_file);
-    qp.depth_file = qp.search_file = qp.rma_file = NULL;
+    data_close(&qp.depth);
+    data_close(&qp.search);
+    data_close(&qp.rma);
     qp_report(rank, size);
 }
 

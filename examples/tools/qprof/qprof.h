@@ -63,6 +63,19 @@ struct qp_peer {
     double wait_sum[Q_NUM];
 };
 
+/* A data file written a line per record: lines are formatted into buf (tc_put_*), and
+ * buf goes to the file when it is nearly full (one stdio call per many lines). */
+struct qp_data {
+    FILE *f;
+    size_t n;
+    char buf[1 << 16];
+};
+/* Where the next line goes (room for QP_LINE bytes), or NULL without a file; then
+ * qp_line_end with the end of the line. */
+#define QP_LINE 256
+char *qp_line(struct qp_data *d);
+void qp_line_end(struct qp_data *d, const char *end);
+
 struct qp_state {
     struct qp_stats all[Q_NUM];
     struct qp_stats *comm;    /* [ncomm][Q_NUM] */
@@ -73,7 +86,7 @@ struct qp_state {
     long hist_len[Q_NUM];
     struct qp_win *wins;      /* [nwins] */
     int nwins;
-    FILE *depth_file, *search_file, *rma_file;
+    struct qp_data depth, search, rma; /* rank<r>.depth.dat, .search.dat, .rma.dat */
     char dir[1024];
     char summary[1024];       /* "stdout" or a path pattern */
     char gnuplot[256];        /* command, or "none" */

@@ -47,8 +47,15 @@ static void started(struct qp_win *w, const struct qtype *k, const struct tc_typ
     long long bytes = k->e_bytes >= 0 ? (long long)tc_elem_int(t, r, k->e_bytes) : 0;
     w->ops[k->which]++;
     w->bytes[k->which] += bytes;
-    if (qp.rma_file)
-        fprintf(qp.rma_file, "%.9f %d %d %lld\n", now, r->win, k->which, bytes);
+    char *p = qp_line(&qp.rma);
+    if (p) { /* "%.9f %d %d %lld\n" */
+        p = tc_put_fixed(p, now, 9);
+        *p++ = ' ', p = tc_put_int(p, r->win);
+        *p++ = ' ', p = tc_put_int(p, k->which);
+        *p++ = ' ', p = tc_put_int(p, bytes);
+        *p++ = '\n';
+        qp_line_end(&qp.rma, p);
+    }
 }
 
 static void sync_begin(struct qp_win *w, const struct qtype *k, const struct tc_type *t,
