@@ -14,9 +14,11 @@
  *     program creates; freed after the window), or one handle for unbound types;
  *   - recording: the event callback is registered at MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE
  *     and only copies the instance into the calling thread's preallocated ring; at the
- *     MPI_T_CB_REQUIRE_MPI_RESTRICTED and _NONE levels it then "folds": takes every
+ *     MPI_T_CB_REQUIRE_MPI_RESTRICTED and _NONE levels, once the rings hold a batch (a
+ *     quarter ring; every record for a .live tool), it then "folds": takes every
  *     thread's recorded instances in timestamp order and hands them to the tool's
- *     process() function. Dropped-handler calls are recorded the same way.
+ *     process() function. Dropped-handler calls are recorded the same way. A tool that
+ *     only counts (tc_count_only) records nothing: its callbacks count per type.
  *
  * The tool defines `const struct tc_tool tc_tool` with its hooks. */
 #ifndef MPITEV_TOOLS_TC_H

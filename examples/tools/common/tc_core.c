@@ -76,7 +76,7 @@ struct tc_ring {
     struct tc_slot *slots;
 };
 static struct tc_ring rings[TC_MAX_THREADS];
-static uint64_t ring_cap;
+static uint64_t ring_cap; /* a power of two: a slot's index is a mask, not a division */
 static _Atomic int rings_used;
 static _Atomic long not_kept;
 static _Thread_local struct tc_ring *my_ring __attribute__((tls_model("initial-exec")));
@@ -109,7 +109,7 @@ static struct tc_record *claim(void)
             goto lost;
     } while (!atomic_compare_exchange_weak_explicit(&r->tail, &t, t + 1, memory_order_acq_rel,
                                                     memory_order_relaxed));
-    struct tc_record *rec = &r->slots[t % ring_cap].rec;
+    struct tc_record *rec = &r->slots[t & (ring_cap - 1)].rec;
     rec->order = t;
     return rec;
 lost:
@@ -170,7 +170,7 @@ static void fold(void)
                 continue;
             uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
             for (;; h++) {
-                struct tc_slot *s = &r->slots[h % ring_cap];
+                struct tc_slot *s = &r->slots[h & (ring_cap - 1)];
                 if (!atomic_load_explicit(&s->ready, memory_order_acquire))
                     break;
                 if (n == batch_cap) {
@@ -551,7 +551,10 @@ static void attach(void)
         return;
     }
     long cap = tc_env_long("MPITEV_TOOL_RING", 16384);
-    ring_cap = (uint64_t)(cap > 0 ? cap : 16384);
+    if (cap <= 0)
+        cap = 16384;
+    for (ring_cap = 1; ring_cap < (uint64_t)cap && ring_cap < (1ull << 30); ring_cap *= 2)
+        ; /* MPITEV_TOOL_RING rounded up to a power of two */
     fold_at = tc_tool.live || ring_cap < 4 ? 1 : ring_cap / 4;
     /* calloc of this size maps zero pages: only what a thread writes becomes resident */
     for (int k = 0; k < TC_MAX_THREADS && !count_only; k++)

@@ -11,7 +11,8 @@
  *
  * Callbacks run at MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE: they copy the instance into the
  * thread's preallocated ring; lines are formatted and written when a callback runs at
- * MPI_RESTRICTED or NONE (or at MPI_Finalize). Variables: see usage below. */
+ * MPI_RESTRICTED or NONE (or at MPI_Finalize). With MPITEV_LOGGER_QUIET=1 (the summary
+ * only) the callbacks only count (tc_count_only). Variables: see usage below. */
 #define _POSIX_C_SOURCE 200809L
 #include "../common/tc.h"
 

@@ -29,7 +29,8 @@
  *     rank writes a string mapping table for its locations.
  * Archive: MPITEV_OTF2_DIR (default mpitev-otf2; .1, .2, ... appended if it exists),
  * anchor file <dir>/traces.otf2. Callbacks only record (tc_core.c); OTF2 records are
- * written when a callback runs at MPI_RESTRICTED or NONE, or at MPI_Finalize. */
+ * written in batches, when a callback runs at MPI_RESTRICTED or NONE once the rings hold a
+ * quarter ring, and at MPI_Finalize. */
 #define _POSIX_C_SOURCE 200809L
 #include "otf2_tracer.h"
 

@@ -19,8 +19,8 @@
  * profiler keeps a shadow copy of both queues, keyed by request_id / seq); of a search
  * that found nothing, the queue length at its begin. At MPI_Finalize: qprof_report.c.
  *
- * Callbacks only record (tc_core.c); statistics are computed when a callback runs at
- * MPI_RESTRICTED or NONE, or at MPI_Finalize. */
+ * Callbacks only record (tc_core.c); statistics are computed in batches, when a callback
+ * runs at MPI_RESTRICTED or NONE once the rings hold a quarter ring, and at MPI_Finalize. */
 #define _POSIX_C_SOURCE 200809L
 #include "qprof.h"
 
