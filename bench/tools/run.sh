@@ -31,7 +31,8 @@
 #   MPITEV_TOOLS_SRC=DIR         mpich: the tools' sources (default examples/tools; another
 #                                checkout's, for a comparison)
 #   TOOLS_RUNS                   runs per tool (default 5; wall time)
-#   TOOLS                        the tools (default: none logger qprof otf2)
+#   TOOLS                        the tools (default: none logger qprof otf2; also
+#                                logger-lines: the logger writing every line to a file)
 #   MPITEV_BENCH_OUT=DIR         keep the outputs (per-run lines, tool outputs, profiles)
 # Tools: the logger counting only (MPITEV_LOGGER_QUIET=1: every type delivered and
 # counted, a summary at the end), the queue profiler (no plot: MPITEV_QPROF_GNUPLOT=none),
@@ -96,6 +97,7 @@ with() {
   case $tl in
   none) launch "$@" ;;
   logger) launch env LD_PRELOAD="$lib/libmpitev_logger.so" MPITEV_LOGGER_QUIET=1 MPITEV_LOGGER_OUTPUT="$d/log" "$@" ;;
+  logger-lines) launch env LD_PRELOAD="$lib/libmpitev_logger.so" MPITEV_LOGGER_OUTPUT="$d/log" "$@" ;;
   qprof) launch env LD_PRELOAD="$lib/libmpitev_qprof.so" MPITEV_QPROF_DIR="$d" MPITEV_QPROF_GNUPLOT=none \
            MPITEV_QPROF_OUTPUT="$d/summary" "$@" ;;
   otf2) launch env LD_PRELOAD="$lib/libmpitev_otf2.so" MPITEV_OTF2_DIR="$d/trace" "$@" ;;
@@ -136,7 +138,7 @@ if [ $mode = callgrind ]; then
   trips() { echo $(($1 + $1 / 10 + 1)); }
   extra=$(($(trips $((2 * n))) - $(trips "$n")))
   echo "ping-pong on $mpi, 1 byte: instructions per round trip on rank 0 (callgrind, (Ir($((2 * n))) - Ir($n)) / $extra)"
-  printf '%-8s %6s %7s %9s %7s %7s %7s %8s %7s %7s\n' tool events total "over none" MPI mpitev MPI_T callback fold process
+  printf '%-12s %6s %7s %9s %7s %7s %7s %8s %7s %7s\n' tool events total "over none" MPI mpitev MPI_T callback fold process
   for tool in $tools; do
     ir "$tool" "$n"
     ir "$tool" $((2 * n))
@@ -154,7 +156,7 @@ if [ $mode = callgrind ]; then
         proc = d("process")
         fold = d("fold") - proc
         total = d("TOTAL")
-        printf "%-8s %6.1f %7.0f %9s %7.0f %7.0f %7.0f %8.0f %7.0f %7.0f\n", tool, recs, total,
+        printf "%-12s %6.1f %7.0f %9s %7.0f %7.0f %7.0f %8.0f %7.0f %7.0f\n", tool, recs, total,
           base == "" ? "-" : sprintf("%+.0f", total - base), mpi, deliver - cb, mpit, own, fold, proc
         if (tool == "none") print total >basefile
       }' "$out/cg.$tool.$n/fn" "$out/cg.$tool.$((2 * n))/fn"
@@ -191,11 +193,11 @@ stat() {
 sizes=$(awk '$3 != "rss" { print $3 }' "$out/pp" | sort -n -u)
 echo "ping-pong on $mpi, $runs rounds of $n round trips: median us per round trip (median ratio to no tool"
 echo "in the same round; ratio of the fastest runs), peak RSS per rank (median)"
-printf '%-8s' tool
+printf '%-12s' tool
 for s in $sizes; do printf ' %24s' "$s B"; done
 printf ' %8s\n' "RSS MiB"
 for tool in $tools; do
-  printf '%-8s' "$tool"
+  printf '%-12s' "$tool"
   for s in $sizes; do
     stat "$tool" "$s" | awk '{ printf " %10.3f (%4.2f; %4.2f)", $1, $3, $4 }'
   done
