@@ -28,10 +28,13 @@
 #                                integrations/mpich (build.sh mpitev; without the link in
 #                                build/, the cached install of this tree's key), the tools
 #                                built here with its mpicc (-O2 -g).
-#   MPITEV_TOOLS_SRC=DIR         mpich: the tools' sources (default examples/tools; another
-#                                checkout's, for a comparison)
+#   MPITEV_TOOLS_BEFORE=DIR      the tools of another checkout too, as TOOL-before (in the
+#                                same rounds, for a comparison): toy: a build tree (its
+#                                examples/tools/lib); mpich: a source tree (its
+#                                examples/tools built here)
 #   TOOLS_RUNS                   runs per tool (default 5; wall time)
-#   TOOLS                        the tools (default: none logger qprof otf2; also
+#   TOOLS                        the tools (default: none logger qprof otf2, each followed
+#                                by TOOL-before with MPITEV_TOOLS_BEFORE; also
 #                                logger-lines: the logger writing every line to a file)
 #   MPITEV_BENCH_OUT=DIR         keep the outputs (per-run lines, tool outputs, profiles)
 # Tools: the logger counting only (MPITEV_LOGGER_QUIET=1: every type delivered and
@@ -51,13 +54,14 @@ else
   out=$(mktemp -d)
   trap 'rm -rf "$out"' EXIT
 fi
-t=${MPITEV_TOOLS_SRC:-$root/examples/tools}
+before=${MPITEV_TOOLS_BEFORE:-}
 case $mpi in
 toy)
   bld=${MPITEV_BENCH_BUILD:-$root/build-bench}
   [ -x "$bld/examples/toy_mpi/bin/mpicc" ] || { echo "bench/tools: no toy MPI in $bld (run bench/run.sh, or set MPITEV_BENCH_BUILD)" >&2; exit 2; }
   "$bld/examples/toy_mpi/bin/mpicc" -O2 -g "$root/bench/tools/pingpong.c" -o "$out/pingpong"
   lib=$bld/examples/tools/lib
+  libbefore=$before/examples/tools/lib
   launch() { "$bld/examples/toy_mpi/bin/mpiexec" -n 2 --timeout 3600 "$@"; }
   ;;
 mpich)
@@ -65,20 +69,24 @@ mpich)
   # without the link (another checkout built it): the cached install of this tree's key
   [ -x "$pre/bin/mpicc" ] || pre=$(sh "$root/integrations/mpich/build.sh" --key mpitev | awk '{ print $3 }')
   [ -x "$pre/bin/mpicc" ] || { echo "bench/tools: no MPICH + mpitev (sh integrations/mpich/build.sh mpitev)" >&2; exit 2; }
-  cc="$pre/bin/mpicc -std=c11 -O2 -g -fPIC -shared -I$t/common"
-  common="$t/common/tc_*.c" # each tool: the tool core and every file of its directory
-  lib=$out/lib
-  mkdir -p "$lib"
-  # shellcheck disable=SC2086
-  $cc $common "$t"/logger/*.c -o "$lib/libmpitev_logger.so" -pthread
-  # shellcheck disable=SC2086
-  $cc $common "$t"/qprof/*.c -o "$lib/libmpitev_qprof.so" -pthread -lm
   otf2lib= # Debian names the library open-trace-format2, others otf2
   for f in /usr/lib/*/libotf2.so /usr/lib/*/libopen-trace-format2.so; do
     [ -f "$f" ] && otf2lib=$(basename "$f" .so | sed 's/^lib//')
   done
-  # shellcheck disable=SC2086
-  [ -z "$otf2lib" ] || $cc $common "$t"/otf2/*.c -o "$lib/libmpitev_otf2.so" -pthread -l"$otf2lib"
+  # build_tools SRC DEST: each tool from the tool core and every file of its directory
+  build_tools() {
+    cc="$pre/bin/mpicc -std=c11 -O2 -g -fPIC -shared -I$1/common"
+    mkdir -p "$2"
+    # shellcheck disable=SC2086
+    $cc "$1"/common/tc_*.c "$1"/logger/*.c -o "$2/libmpitev_logger.so" -pthread
+    # shellcheck disable=SC2086
+    $cc "$1"/common/tc_*.c "$1"/qprof/*.c -o "$2/libmpitev_qprof.so" -pthread -lm
+    # shellcheck disable=SC2086
+    [ -z "$otf2lib" ] || $cc "$1"/common/tc_*.c "$1"/otf2/*.c -o "$2/libmpitev_otf2.so" -pthread -l"$otf2lib"
+  }
+  lib=$out/lib libbefore=$out/lib-before
+  build_tools "$root/examples/tools" "$lib"
+  [ -z "$before" ] || build_tools "$before/examples/tools" "$libbefore"
   "$pre/bin/mpicc" -O2 -g "$root/bench/tools/pingpong.c" -o "$out/pingpong"
   export HYDRA_IFACE=lo FI_PROVIDER=tcp
   launch() { "$pre/bin/mpiexec" -n 2 "$@"; }
@@ -88,19 +96,21 @@ esac
 
 tools=${TOOLS:-none logger qprof otf2}
 [ -f "$lib/libmpitev_otf2.so" ] || tools=$(echo "$tools" | sed 's/otf2//')
+[ -z "$before" ] || [ -n "${TOOLS:-}" ] || tools=$(echo "$tools" | sed 's/\([a-z2]*\)/\1 \1-before/g; s/none none-before/none/')
 
 # with TOOL DIR PROGRAM...: launches the 2 ranks of PROGRAM with TOOL attached, the tool's
 # outputs in DIR
 with() {
-  tl=$1 d=$2
+  tl=$1 d=$2 l=$lib
   shift 2
+  case $tl in *-before) tl=${tl%-before} l=$libbefore ;; esac
   case $tl in
   none) launch "$@" ;;
-  logger) launch env LD_PRELOAD="$lib/libmpitev_logger.so" MPITEV_LOGGER_QUIET=1 MPITEV_LOGGER_OUTPUT="$d/log" "$@" ;;
-  logger-lines) launch env LD_PRELOAD="$lib/libmpitev_logger.so" MPITEV_LOGGER_OUTPUT="$d/log" "$@" ;;
-  qprof) launch env LD_PRELOAD="$lib/libmpitev_qprof.so" MPITEV_QPROF_DIR="$d" MPITEV_QPROF_GNUPLOT=none \
+  logger) launch env LD_PRELOAD="$l/libmpitev_logger.so" MPITEV_LOGGER_QUIET=1 MPITEV_LOGGER_OUTPUT="$d/log" "$@" ;;
+  logger-lines) launch env LD_PRELOAD="$l/libmpitev_logger.so" MPITEV_LOGGER_OUTPUT="$d/log" "$@" ;;
+  qprof) launch env LD_PRELOAD="$l/libmpitev_qprof.so" MPITEV_QPROF_DIR="$d" MPITEV_QPROF_GNUPLOT=none \
            MPITEV_QPROF_OUTPUT="$d/summary" "$@" ;;
-  otf2) launch env LD_PRELOAD="$lib/libmpitev_otf2.so" MPITEV_OTF2_DIR="$d/trace" "$@" ;;
+  otf2) launch env LD_PRELOAD="$l/libmpitev_otf2.so" MPITEV_OTF2_DIR="$d/trace" "$@" ;;
   *) echo "bench/tools: unknown tool $tl" >&2; return 2 ;;
   esac
 }
