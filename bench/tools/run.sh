@@ -148,7 +148,7 @@ if [ $mode = callgrind ]; then
   trips() { echo $(($1 + $1 / 10 + 1)); }
   extra=$(($(trips $((2 * n))) - $(trips "$n")))
   echo "ping-pong on $mpi, 1 byte: instructions per round trip on rank 0 (callgrind, (Ir($((2 * n))) - Ir($n)) / $extra)"
-  printf '%-12s %6s %7s %9s %7s %7s %7s %8s %7s %7s\n' tool events total "over none" MPI mpitev MPI_T callback fold process
+  printf '%-20s %6s %7s %9s %7s %7s %7s %8s %7s %7s\n' tool events total "over none" MPI mpitev MPI_T callback fold process
   for tool in $tools; do
     ir "$tool" "$n"
     ir "$tool" $((2 * n))
@@ -166,7 +166,7 @@ if [ $mode = callgrind ]; then
         proc = d("process")
         fold = d("fold") - proc
         total = d("TOTAL")
-        printf "%-12s %6.1f %7.0f %9s %7.0f %7.0f %7.0f %8.0f %7.0f %7.0f\n", tool, recs, total,
+        printf "%-20s %6.1f %7.0f %9s %7.0f %7.0f %7.0f %8.0f %7.0f %7.0f\n", tool, recs, total,
           base == "" ? "-" : sprintf("%+.0f", total - base), mpi, deliver - cb, mpit, own, fold, proc
         if (tool == "none") print total >basefile
       }' "$out/cg.$tool.$n/fn" "$out/cg.$tool.$((2 * n))/fn"
@@ -203,11 +203,11 @@ stat() {
 sizes=$(awk '$3 != "rss" { print $3 }' "$out/pp" | sort -n -u)
 echo "ping-pong on $mpi, $runs rounds of $n round trips: median us per round trip (median ratio to no tool"
 echo "in the same round; ratio of the fastest runs), peak RSS per rank (median)"
-printf '%-12s' tool
+printf '%-20s' tool
 for s in $sizes; do printf ' %24s' "$s B"; done
 printf ' %8s\n' "RSS MiB"
 for tool in $tools; do
-  printf '%-12s' "$tool"
+  printf '%-20s' "$tool"
   for s in $sizes; do
     stat "$tool" "$s" | awk '{ printf " %10.3f (%4.2f; %4.2f)", $1, $3, $4 }'
   done
