@@ -31,7 +31,10 @@
  *    rank and size; comm_free, bound to the communicator itself, the same payload. Dup,
  *    split, idup, split_type, a Cartesian communicator; a window's internal
  *    communicator is never announced; keys are never reused. A freed communicator's
- *    handle is MPI_T_ERR_INVALID_HANDLE. */
+ *    handle is MPI_T_ERR_INVALID_HANDLE. A window: win_create bound to its communicator
+ *    (key, comm_key, bytes, rank, size), win_free bound to the window, registered by
+ *    reference and by value (skipped where no one-sided component serves: over TCP
+ *    with MPI_THREAD_MULTIPLE). */
 #include <mpi.h>
 
 #include <pthread.h>
@@ -61,11 +64,11 @@ static int failures, my_rank = -1;
 #define T_OK(call) CHECK_EQ((call), MPI_SUCCESS)
 
 enum { F_SOURCE, F_TAG, F_PEER, F_QLEN, F_FOUND, F_BYTES, F_SEQ, F_REQ, F_IS_SEND, F_KEY,
-       F_PARENT, F_RANK, F_SIZE, NF };
+       F_PARENT, F_COMM_KEY, F_RANK, F_SIZE, NF };
 static const char *field_names[NF] = {"source", "tag",        "peer",         "queue_length",
                                       "found",  "bytes",      "seq",          "request_id",
-                                      "is_send", "key",       "parent_key",   "rank",
-                                      "size"};
+                                      "is_send", "key",       "parent_key",   "comm_key",
+                                      "rank",   "size"};
 #define MAXREC 256
 struct rec {
     int64_t v[NF];
@@ -172,13 +175,13 @@ static void describe(struct reg *r)
     }
 }
 
-static void reg_alloc(struct reg *r, const char *event, MPI_Comm *comm, MPI_T_cb_safety level)
+static void reg_alloc(struct reg *r, const char *event, void *obj, MPI_T_cb_safety level)
 {
     memset(r, 0, sizeof *r);
     r->event = event;
     r->level = level;
     describe(r);
-    T_OK(MPI_T_event_handle_alloc(r->index, comm, MPI_INFO_NULL, &r->h));
+    T_OK(MPI_T_event_handle_alloc(r->index, obj, MPI_INFO_NULL, &r->h));
     T_OK(MPI_T_event_set_dropped_handler(r->h, on_dropped));
     T_OK(MPI_T_event_register_callback(r->h, level, MPI_INFO_NULL, r, on_event));
 }
@@ -241,7 +244,8 @@ static const char *const all_events[] = {
     "message_arrived",  "search_posted_begin", "search_posted_end", "search_unexpected_begin",
     "search_unexpected_end", "posted_insert",  "posted_remove",     "unexpected_insert",
     "unexpected_remove", "send_posted",        "recv_posted",       "transfer_begin",
-    "transfer_end",     "request_complete",    "comm_create",       "comm_free"};
+    "transfer_end",     "request_complete",    "comm_create",       "comm_free",
+    "win_create",       "win_free"};
 #define NALL ((int)(sizeof all_events / sizeof all_events[0]))
 #define L_ARRIVED "bytes seq source tag"
 #define L_SEARCH "seq request_id source tag queue_length found"
@@ -249,9 +253,11 @@ static const char *const all_events[] = {
 #define L_UNEXPECTED "bytes seq source tag queue_length"
 #define L_REQUEST "bytes request_id peer tag is_send"
 #define L_COMM "key parent_key rank size"
+#define L_WIN "key comm_key bytes rank size"
 static const char *const all_elements[NALL] = {
     L_ARRIVED, L_SEARCH, L_SEARCH, L_SEARCH, L_SEARCH, L_POSTED, L_POSTED, L_UNEXPECTED,
-    L_UNEXPECTED, L_REQUEST, L_REQUEST, L_REQUEST, L_REQUEST, L_REQUEST, L_COMM, L_COMM};
+    L_UNEXPECTED, L_REQUEST, L_REQUEST, L_REQUEST, L_REQUEST, L_REQUEST, L_COMM, L_COMM,
+    L_WIN,     L_WIN};
 
 static void check_types_enums_sources(void)
 {
@@ -268,7 +274,9 @@ static void check_types_enums_sources(void)
                                   NULL, &bind));
         CHECK(strcmp(name, all_events[i]) == 0);
         CHECK_EQ(nl, (int)strlen(all_events[i]) + 1);
-        CHECK_EQ(bind, MPI_T_BIND_MPI_COMM);
+        /* win_free is bound to the window; everything else to a communicator */
+        CHECK_EQ(bind, strcmp(all_events[i], "win_free") == 0 ? MPI_T_BIND_MPI_WIN
+                                                               : MPI_T_BIND_MPI_COMM);
         CHECK(e != MPI_T_ENUM_NULL);
         T_OK(MPI_T_enum_get_info(e, &nn, en, &el));
         CHECK_EQ(nn, num);
@@ -723,16 +731,61 @@ int main(int argc, char **argv)
     int dims[1] = {size}, periods[1] = {0};
     MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
     int world_created_comms = pre[0].nrec - world_created; /* split_type's and cart's */
-    MPI_Win win; /* its internal communicator is Open MPI's own: never announced */
+    /* a window: win_create bound to its communicator, win_free bound to the window (by
+     * reference and by value); its internal communicator is Open MPI's own: never
+     * announced */
+    MPI_Win win;
+    static struct reg winc, winf[2];
+    int have_win = 0;
+    reg_alloc(&winc, "win_create", &world, MPI_T_CB_REQUIRE_NONE);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    if (MPI_Win_create(sbuf, 64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win) == MPI_SUCCESS)
+    if (MPI_Win_create(sbuf, 64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win) == MPI_SUCCESS) {
+        have_win = 1;
+        reg_alloc(&winf[0], "win_free", &win, MPI_T_CB_REQUIRE_NONE);
+        memset(&winf[1], 0, sizeof winf[1]);
+        winf[1].event = "win_free";
+        winf[1].level = MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE;
+        describe(&winf[1]);
+        T_OK(MPI_T_event_handle_alloc(winf[1].index, (void *)win, MPI_INFO_NULL, &winf[1].h));
+        T_OK(MPI_T_event_register_callback(winf[1].h, winf[1].level, MPI_INFO_NULL, &winf[1],
+                                           on_event));
         MPI_Win_free(&win);
-    else if (rank == 0) /* over TCP only osc/pt2pt serves, and not MPI_THREAD_MULTIPLE */
+        MPI_Win wnull = MPI_WIN_NULL;
+        CHECK_EQ(MPI_T_event_handle_alloc(winf[0].index, &wnull, MPI_INFO_NULL, &bad),
+                 MPI_T_ERR_INVALID_HANDLE);
+    } else if (rank == 0) { /* over TCP only osc/pt2pt serves, and not MPI_THREAD_MULTIPLE */
         printf("test_events: no window here (no one-sided component for these transports)\n");
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     int world_created_win = pre[0].nrec - world_created - world_created_comms;
     MPI_Comm_free(&shared);
     MPI_Comm_free(&cart);
+    reg_free_all(&winc, 1);
+    if (have_win)
+        reg_free_all(winf, 2);
+    if (disabled || !have_win) {
+        CHECK_EQ(winc.nrec, 0);
+    } else {
+        /* one window, its key never a communicator's, over MPI_COMM_WORLD (key 1), 64
+         * bytes here; its free, bound to it, with the same payload, through both
+         * registrations */
+        CHECK_EQ(winc.nrec, 1);
+        CHECK_EQ(winf[0].nrec, 1);
+        CHECK_EQ(winf[1].nrec, 1);
+        if (winc.nrec == 1 && winf[0].nrec == 1 && winf[1].nrec == 1) {
+            const struct rec *c = &winc.rec[0], *f = &winf[0].rec[0];
+            CHECK(c->v[F_KEY] >= 16);
+            CHECK_EQ(count_where(&pre[0], F_KEY, c->v[F_KEY]), 0);
+            CHECK_EQ(c->v[F_COMM_KEY], 1);
+            CHECK_EQ(c->v[F_BYTES], 64);
+            CHECK_EQ(c->v[F_RANK], rank);
+            CHECK_EQ(c->v[F_SIZE], size);
+            for (int f_ = F_KEY; f_ < NF; f_++)
+                CHECK_EQ(f->v[f_], c->v[f_]);
+            CHECK_EQ(winf[1].rec[0].v[F_KEY], c->v[F_KEY]);
+            CHECK(c->order < f->order);
+        }
+    }
 
     MPI_Comm dup_handle = dup;
     MPI_Comm_free(&dup);
