@@ -471,6 +471,33 @@ static void element_names(struct tc_type *t, MPI_T_enum e)
     }
 }
 
+/* Event type i as MPI_T describes it, into t; 0 if it is not described or has more
+ * elements than the tools decode. */
+static int describe_type(int i, struct tc_type *t)
+{
+    int name_len = TC_NAME, verbosity = 0, bind = 0, num = TC_MAX_ELEMS, desc_len = 0;
+    MPI_T_enum e = MPI_T_ENUM_NULL;
+    if (MPI_T_event_get_info(i, t->name, &name_len, &verbosity, t->types, t->displs, &num, &e, NULL, NULL,
+                             &desc_len, &bind) != MPI_SUCCESS ||
+        num > TC_MAX_ELEMS)
+        return 0;
+    t->index = i;
+    t->verbosity = verbosity;
+    t->bind = bind;
+    t->num_elements = num;
+    for (int k = 0; k < num; k++)
+        t->sizes[k] = type_size(t->types[k]);
+    t->extent = num ? (int)t->displs[num - 1] + t->sizes[num - 1] : 0;
+    /* a text element covers the bytes up to the next element (or the end) */
+    for (int k = 0; k < num; k++)
+        if (t->types[k] == MPI_CHAR)
+            t->sizes[k] = (k + 1 < num ? (int)t->displs[k + 1] : t->extent) - (int)t->displs[k];
+    for (int k = 0; k < num; k++)
+        t->kinds[k] = (unsigned char)tc_elem_kind(t->types[k], t->sizes[k]);
+    element_names(t, e);
+    return 1;
+}
+
 static int read_tables(void)
 {
     int n = 0;
@@ -479,30 +506,8 @@ static int read_tables(void)
     types = calloc((size_t)(n ? n : 1), sizeof *types);
     if (!types)
         return -1;
-    for (int i = 0; i < n; i++) {
-        struct tc_type *t = &types[ntypes];
-        int name_len = TC_NAME, verbosity = 0, bind = 0, num = TC_MAX_ELEMS, desc_len = 0;
-        MPI_T_enum e = MPI_T_ENUM_NULL;
-        if (MPI_T_event_get_info(i, t->name, &name_len, &verbosity, t->types, t->displs, &num, &e, NULL,
-                                 NULL, &desc_len, &bind) != MPI_SUCCESS ||
-            num > TC_MAX_ELEMS)
-            continue; /* not described, or more elements than we decode */
-        t->index = i;
-        t->verbosity = verbosity;
-        t->bind = bind;
-        t->num_elements = num;
-        for (int k = 0; k < num; k++)
-            t->sizes[k] = type_size(t->types[k]);
-        t->extent = num ? (int)t->displs[num - 1] + t->sizes[num - 1] : 0;
-        /* a text element covers the bytes up to the next element (or the end) */
-        for (int k = 0; k < num; k++)
-            if (t->types[k] == MPI_CHAR)
-                t->sizes[k] = (k + 1 < num ? (int)t->displs[k + 1] : t->extent) - (int)t->displs[k];
-        for (int k = 0; k < num; k++)
-            t->kinds[k] = (unsigned char)tc_elem_kind(t->types[k], t->sizes[k]);
-        element_names(t, e);
-        ntypes++;
-    }
+    for (int i = 0; i < n; i++)
+        ntypes += describe_type(i, &types[ntypes]);
     if (MPI_T_source_get_num(&nsources) != MPI_SUCCESS || nsources < 0)
         nsources = 0;
     sources = calloc((size_t)(nsources ? nsources : 1), sizeof *sources);

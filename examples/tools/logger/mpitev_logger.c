@@ -48,6 +48,34 @@ static int bad(const char *var, const char *value)
     return -1;
 }
 
+/* MPITEV_LOGGER_FILTER: the patterns *filter*. */
+static int parse_filter(const char *filter)
+{
+    char pat[256];
+    if (strlen(filter) > sizeof pat - 3 || strpbrk(filter, ",:; "))
+        return -1;
+    snprintf(pat, sizeof pat, "*%s*", filter);
+    return tc_patterns_parse(pat, &select_patterns);
+}
+
+/* MPITEV_LOGGER_OUTPUT out: stdout, stderr or a path pattern (opened). */
+static int open_output(const char *out)
+{
+    output = out;
+    if (!strcmp(out, "stdout"))
+        out_fd = 1;
+    else if (strcmp(out, "stderr")) {
+        char path[4096];
+        tc_path_for_rank(out, tc_rank(), path, sizeof path);
+        out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (out_fd < 0) {
+            out_fd = 2;
+            return bad("MPITEV_LOGGER_OUTPUT (cannot create the file)", path);
+        }
+    }
+    return 0;
+}
+
 static int configure(void)
 {
     const char *ev = getenv("MPITEV_LOGGER_EVENTS");
@@ -57,40 +85,18 @@ static int configure(void)
     const char *q = getenv("MPITEV_LOGGER_QUIET");
     if (ev && *ev && tc_patterns_parse(ev, &select_patterns) != 0)
         return bad("MPITEV_LOGGER_EVENTS", ev);
-    if (filter && *filter && select_patterns.n == 0) { /* EVENTS, if set, wins */
-        char pat[256];
-        if (strlen(filter) > sizeof pat - 3 || strpbrk(filter, ",:; "))
-            return bad("MPITEV_LOGGER_FILTER", filter);
-        snprintf(pat, sizeof pat, "*%s*", filter);
-        if (tc_patterns_parse(pat, &select_patterns) != 0)
-            return bad("MPITEV_LOGGER_FILTER", filter);
-    }
+    /* FILTER only without EVENTS */
+    if (filter && *filter && select_patterns.n == 0 && parse_filter(filter) != 0)
+        return bad("MPITEV_LOGGER_FILTER", filter);
     if (verb && *verb && !(max_verbosity = tc_verbosity_parse(verb)))
         return bad("MPITEV_LOGGER_VERBOSITY", verb);
-    if (q && *q) {
-        if (strcmp(q, "0") && strcmp(q, "1"))
-            return bad("MPITEV_LOGGER_QUIET", q);
-        quiet = q[0] == '1';
-    }
-    if (quiet) /* the summary needs the counts only */
+    if (q && *q && strcmp(q, "0") && strcmp(q, "1"))
+        return bad("MPITEV_LOGGER_QUIET", q);
+    if ((quiet = q && q[0] == '1')) /* the summary needs the counts only */
         tc_count_only();
     if (tc_env_long("MPITEV_TOOL_RING", 1) < 0)
         return bad("MPITEV_TOOL_RING", getenv("MPITEV_TOOL_RING"));
-    if (out && *out) {
-        output = out;
-        if (!strcmp(out, "stdout"))
-            out_fd = 1;
-        else if (strcmp(out, "stderr")) {
-            char path[4096];
-            tc_path_for_rank(out, tc_rank(), path, sizeof path);
-            out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-            if (out_fd < 0) {
-                out_fd = 2;
-                return bad("MPITEV_LOGGER_OUTPUT (cannot create the file)", path);
-            }
-        }
-    }
-    return 0;
+    return out && *out ? open_output(out) : 0;
 }
 
 static int select_type(const struct tc_type *t)
