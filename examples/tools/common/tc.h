@@ -30,6 +30,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* What the tool's files declare stays inside the tool library (only the PMPI wrappers,
+ * declared by mpi.h, are exported): calls between its files are direct, not through the
+ * PLT. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(hidden)
+#endif
+
 #define TC_NAME 96        /* event type / source name buffer */
 #define TC_MAX_ELEMS 16   /* elements decoded per type */
 #define TC_ELEM_NAME 32
@@ -209,5 +216,9 @@ int tc_verbosity_level(int mpi_verbosity);
 long tc_env_long(const char *name, long dflt);
 /* Expands %r in a path pattern to the rank (appends ".<rank>" if there is none). */
 void tc_path_for_rank(const char *pattern, int rank, char *out, size_t len);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #endif

@@ -109,6 +109,10 @@ char *tc_put_int(char *p, long long v)
         *p++ = '-';
         u = 0 - u;
     }
+    if (u < 10) { /* the usual depth, length, flag */
+        *p = (char)('0' + u);
+        return p + 1;
+    }
     do
         digits[n++] = (char)('0' + u % 10);
     while ((u /= 10) != 0);
@@ -117,23 +121,39 @@ char *tc_put_int(char *p, long long v)
     return p;
 }
 
+/* The n last decimal digits of u at p, two at a time. */
+static void put_digits(char *p, uint32_t u, int n)
+{
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+                                "25262728293031323334353637383940414243444546474849"
+                                "50515253545556575859606162636465666768697071727374"
+                                "75767778798081828384858687888990919293949596979899";
+    for (; n >= 2; u /= 100) {
+        n -= 2;
+        memcpy(p + n, pairs + 2 * (u % 100), 2);
+    }
+    if (n)
+        p[0] = (char)('0' + u % 10);
+}
+
 char *tc_put_fixed(char *p, double v, int decimals)
 {
-    static const long long scale[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
-                                      1000000000};
+    static const uint32_t scale[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+                                     1000000000};
     if (decimals < 0 || decimals > 9 || !(v > -9e9 && v < 9e9)) /* and NaN */
         return p + snprintf(p, 32, "%.*f", decimals < 0 || decimals > 9 ? 9 : decimals, v);
     if (v < 0) {
         *p++ = '-';
         v = -v;
     }
-    long long x = (long long)(v * (double)scale[decimals] + 0.5);
-    p = tc_put_int(p, x / scale[decimals]);
+    long long whole = (long long)v;
+    uint32_t frac = (uint32_t)((v - (double)whole) * scale[decimals] + 0.5);
+    if (frac >= scale[decimals]) /* rounded up to the next unit */
+        frac -= scale[decimals], whole++;
+    p = tc_put_int(p, whole);
     if (decimals > 0) {
         *p++ = '.';
-        long long frac = x % scale[decimals];
-        for (int d = decimals - 1; d >= 0; d--, frac /= 10)
-            p[d] = (char)('0' + frac % 10);
+        put_digits(p, frac, decimals);
         p += decimals;
     }
     return p;

@@ -5,6 +5,10 @@
 #include <mpi.h>
 #include <otf2/otf2.h>
 
+#if defined(__GNUC__)
+#pragma GCC visibility push(hidden) /* see tc.h */
+#endif
+
 /* OTF2 leaves this type to the user. */
 struct OTF2_CollectiveContext {
     MPI_Comm comm;
@@ -12,5 +16,9 @@ struct OTF2_CollectiveContext {
 };
 
 extern const OTF2_CollectiveCallbacks otf2_coll_callbacks;
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #endif

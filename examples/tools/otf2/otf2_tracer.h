@@ -7,6 +7,10 @@
 #include "../common/tc.h"
 #include "otf2_coll.h"
 
+#if defined(__GNUC__)
+#pragma GCC visibility push(hidden) /* see tc.h */
+#endif
+
 /* ---- mpitev_otf2.c */
 extern OTF2_AttributeList *trace_alist;
 extern struct OTF2_CollectiveContext trace_coll; /* private duplicate of MPI_COMM_WORLD */
@@ -43,5 +47,9 @@ void rma_write_mapping(OTF2_DefWriter *d);
  * per rank (rank r is represented by location r * nsources). */
 void rma_write_global_defs(OTF2_GlobalDefWriter *g, uint32_t *next_string, OTF2_RegionRef first_region, int size,
                            int nsources);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #endif

@@ -9,6 +9,10 @@
 
 #include <stdio.h>
 
+#if defined(__GNUC__)
+#pragma GCC visibility push(hidden) /* see tc.h */
+#endif
+
 enum { Q_POSTED = 0, Q_UNEX = 1, Q_NUM = 2 };
 enum { RMA_PUT = 0, RMA_GET = 1, RMA_ACC = 2, RMA_KINDS = 3 };
 
@@ -98,5 +102,9 @@ extern struct qp_state qp;
 
 void qp_rma_process(const struct qtype *k, const struct tc_type *t, const struct tc_record *r, double now);
 void qp_report(int rank, int size);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #endif
