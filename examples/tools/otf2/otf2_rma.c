@@ -193,9 +193,11 @@ static int write_rma(OTF2_EvtWriter *w, const struct rtype *k, const struct tc_r
 
 int rma_process(const struct tc_record *r)
 {
-    const struct rtype *k = rt ? &rt[r->type] : NULL;
+    if (r->win < 0 || !rt) /* not bound to a window: the usual case, decided first */
+        return 0;
+    const struct rtype *k = &rt[r->type];
     OTF2_EvtWriter *w = trace_writer(r->source);
-    if (!k || k->role == K_NONE || r->win < 0 || !r->has_data || !w || !sync_fits(k, r))
+    if (k->role == K_NONE || !r->has_data || !w || !sync_fits(k, r))
         return 0;
     OTF2_TimeStamp ts = trace_time(r->source, r->timestamp);
     trace_attributes(r);
