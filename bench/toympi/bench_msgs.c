@@ -43,6 +43,10 @@ static void attach_tool(void) {
     }
     for (int i = 0; i < num; i++) {
         MPI_T_event_registration h;
+        int bind = -1;
+        if (MPI_T_event_get_info(i, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, &bind) !=
+                MPI_SUCCESS || bind != MPI_T_BIND_MPI_COMM)
+            continue; /* the window-bound types: the benchmark has no window */
         if (MPI_T_event_handle_alloc(i, &comm, MPI_INFO_NULL, &h) != MPI_SUCCESS ||
             MPI_T_event_set_dropped_handler(h, on_dropped) != MPI_SUCCESS ||
             MPI_T_event_register_callback(h, MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE, MPI_INFO_NULL, NULL, on_event) !=
