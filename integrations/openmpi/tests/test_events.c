@@ -64,11 +64,11 @@ static int failures, my_rank = -1;
 #define T_OK(call) CHECK_EQ((call), MPI_SUCCESS)
 
 enum { F_SOURCE, F_TAG, F_PEER, F_QLEN, F_FOUND, F_BYTES, F_SEQ, F_REQ, F_IS_SEND, F_KEY,
-       F_PARENT, F_COMM_KEY, F_RANK, F_SIZE, NF };
+       F_PARENT, F_COMM_KEY, F_RANK, F_SIZE, F_CANCELLED, NF };
 static const char *field_names[NF] = {"source", "tag",        "peer",         "queue_length",
                                       "found",  "bytes",      "seq",          "request_id",
                                       "is_send", "key",       "parent_key",   "comm_key",
-                                      "rank",   "size"};
+                                      "rank",   "size",       "cancelled"};
 #define MAXREC 256
 struct rec {
     int64_t v[NF];
@@ -244,7 +244,8 @@ static const char *const all_events[] = {
     "message_arrived",  "search_posted_begin", "search_posted_end", "search_unexpected_begin",
     "search_unexpected_end", "posted_insert",  "posted_remove",     "unexpected_insert",
     "unexpected_remove", "send_posted",        "recv_posted",       "transfer_begin",
-    "transfer_end",     "request_complete",    "comm_create",       "comm_free",
+    "transfer_end",     "request_complete",    "request_cancel",    "comm_create",
+    "comm_free",
     "win_create",       "win_free"};
 #define NALL ((int)(sizeof all_events / sizeof all_events[0]))
 #define L_ARRIVED "bytes seq source tag"
@@ -252,11 +253,12 @@ static const char *const all_events[] = {
 #define L_POSTED "request_id source tag queue_length"
 #define L_UNEXPECTED "bytes seq source tag queue_length"
 #define L_REQUEST "bytes request_id peer tag is_send"
+#define L_CANCEL "request_id peer tag is_send cancelled"
 #define L_COMM "key parent_key rank size"
 #define L_WIN "key comm_key bytes rank size"
 static const char *const all_elements[NALL] = {
     L_ARRIVED, L_SEARCH, L_SEARCH, L_SEARCH, L_SEARCH, L_POSTED, L_POSTED, L_UNEXPECTED,
-    L_UNEXPECTED, L_REQUEST, L_REQUEST, L_REQUEST, L_REQUEST, L_REQUEST, L_COMM, L_COMM,
+    L_UNEXPECTED, L_REQUEST, L_REQUEST, L_REQUEST, L_REQUEST, L_REQUEST, L_CANCEL, L_COMM, L_COMM,
     L_WIN,     L_WIN};
 
 static void check_types_enums_sources(void)
@@ -369,13 +371,15 @@ static void *side_traffic(void *arg)
  * dup send Open MPI's own messages), then the dup's communicator types (freed after
  * phase 4) */
 enum { R_ARRIVED, R_P_ENQ, R_P_DEQ, R_SP_BEGIN, R_SP_END, R_SU_BEGIN, R_SU_END, R_UX_INS,
-       R_UX_REM, R_SEND_POSTED, R_RECV_POSTED, R_XFER_BEGIN, R_XFER_END, R_COMPLETE, NQREG,
+       R_UX_REM, R_SEND_POSTED, R_RECV_POSTED, R_XFER_BEGIN, R_XFER_END, R_COMPLETE, R_CANCEL,
+       NQREG,
        R_COMM_FREED = NQREG, R_COMM_CREATED, NREG };
 static const char *reg_events[NREG] = {
     "message_arrived",   "posted_insert",     "posted_remove",   "search_posted_begin",
     "search_posted_end", "search_unexpected_begin", "search_unexpected_end",
     "unexpected_insert", "unexpected_remove", "send_posted",     "recv_posted",
-    "transfer_begin",    "transfer_end",      "request_complete", "comm_free", "comm_create"};
+    "transfer_begin",    "transfer_end",      "request_complete", "request_cancel",
+    "comm_free",         "comm_create"};
 static const int a_tags[3] = {10, 11, 12}, a_bytes[3] = {100, 200, 300};
 static const int b_tags[2] = {20, 21}, b_bytes[2] = {400, 500};
 
@@ -646,6 +650,18 @@ int main(int argc, char **argv)
             }
         }
         CHECK_EQ(count_where(&regs[R_P_DEQ], F_TAG, 77), 1);
+        /* MPI_Cancel on the receive with tag 77: cancelled, the receive's id and pattern */
+        CHECK_EQ(regs[R_CANCEL].nrec, 1);
+        const struct rec *cp = first_where(&regs[R_RECV_POSTED], F_TAG, 77);
+        if (regs[R_CANCEL].nrec == 1 && cp) {
+            const struct rec *x = &regs[R_CANCEL].rec[0];
+            CHECK_EQ(x->v[F_REQ], cp->v[F_REQ]);
+            CHECK_EQ(x->v[F_CANCELLED], 1);
+            CHECK_EQ(x->v[F_PEER], 0);
+            CHECK_EQ(x->v[F_TAG], 77);
+            CHECK_EQ(x->v[F_IS_SEND], 0);
+            CHECK(cp->order < x->order);
+        }
         /* the receives: six posted (B's two, the cancelled, A's three), with their
          * capacity; each completed once, with what it received (0: cancelled) */
         const struct reg *rp = &regs[R_RECV_POSTED], *rc = &regs[R_COMPLETE];
