@@ -7,6 +7,9 @@
 #                   of this checkout, autogen.sh (as Debian's own build runs it)
 #   mpitev-disabled the same, configured --disable-mpit-events (MPITEV_DISABLE: the raise
 #                   sites and drains compiled out, the types still declared)
+#   mpitev-vcis     the same, configured --enable-thread-cs=per-vci --with-ch4-max-vcis=4
+#                   (MPIR_CVAR_CH4_NUM_VCIS up to 4: the MPI_THREAD_MULTIPLE tests with
+#                   2 and 4 VCIs)
 #   stock-events    MPICH as Debian ships the source, configured --enable-mpit-events
 #   stock-noevents  the same without it (MPICH's default: events compiled out)
 #
@@ -31,9 +34,9 @@ jobs=${JOBS:-2}
 recipe=1
 print_key=0
 if [ "${1:-}" = --key ]; then print_key=1; shift; fi
-[ $# -ge 1 ] || { echo "usage: $0 [--key] mpitev|mpitev-disabled|stock-events|stock-noevents ..." >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: $0 [--key] mpitev|mpitev-disabled|mpitev-vcis|stock-events|stock-noevents ..." >&2; exit 2; }
 for v in "$@"; do
-  case $v in mpitev|mpitev-disabled|stock-events|stock-noevents) ;; *) echo "$0: unknown variant '$v'" >&2; exit 2 ;; esac
+  case $v in mpitev|mpitev-disabled|mpitev-vcis|stock-events|stock-noevents) ;; *) echo "$0: unknown variant '$v'" >&2; exit 2 ;; esac
 done
 
 log() { echo "mpich build: $*"; }
@@ -91,6 +94,7 @@ build_variant() {
   case $v in
     mpitev) flags=$common_flags ;;
     mpitev-disabled) flags="$common_flags --disable-mpit-events" ;;
+    mpitev-vcis) flags="$common_flags --enable-thread-cs=per-vci --with-ch4-max-vcis=4" ;;
     stock-events) flags="$common_flags --enable-mpit-events" ;;
     stock-noevents) flags=$common_flags ;;
   esac
@@ -123,14 +127,14 @@ build_variant() {
       # The vendored library, as an MPICH maintainer would keep it: modules/mpitev.
       mkdir -p "$bdir/modules/mpitev/include"
       cp -a "$root/include/mpitev" "$bdir/modules/mpitev/include/"
+      # The series (git format-patch commits, patches/series in order), applied with
+      # patch -p1 as a git am would apply them (check-series.sh builds after each one).
       while read -r p; do
         case $p in ''|\#*) continue ;; esac
         patch -s -p1 -d "$bdir" <"$here/patches/$p"
       done <"$here/patches/series"
-      # Files the series deletes (patches/removed), and the tarball's generated bindings
-      # of the 18 functions mpitev's adapter now provides (the patched generator no
-      # longer writes them, patch 0001).
-      grep -v '^#' "$here/patches/removed" | while read -r f; do [ -z "$f" ] || rm -f "$bdir/$f"; done
+      # The tarball's generated bindings of the 18 functions mpitev's adapter now provides
+      # (the patched generator no longer writes them).
       rm -f "$bdir"/src/binding/c/mpit/event_*.c "$bdir"/src/binding/c/mpit/source_*.c
       log "$v: autogen.sh (as debian/rules does)"
       (cd "$bdir" && ./autogen.sh -without-ucx -without-yaksa) >"$bdir/autogen.log" 2>&1 ||

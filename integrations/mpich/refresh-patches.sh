@@ -1,18 +1,25 @@
 #!/bin/sh
-# For whoever changes the patch series: regenerates patches/*.patch from a git working
-# tree of MPICH (the Debian source with `git init; git add -A; git commit` as its first
-# commit, edited in place), one patch per group of files, in the order of patches/series.
-# usage: integrations/mpich/refresh-patches.sh /path/to/mpich-tree
+# For whoever changes the patch series: regenerates patches/ from a git tree of MPICH whose
+# history is the Debian source (BASE: its first commit, by default) followed by the series,
+# one commit per patch, in order (edit with git rebase -i; check with check-series.sh).
+# Writes one `git format-patch` file per commit (subject and message, as MPICH would
+# review them) and patches/series, the order build.sh and check-series.sh apply them in.
+# The tree's modules/mpitev/include is not part of the series (build.sh copies this
+# checkout's include/mpitev there): keep it out of the commits (.git/info/exclude).
+# usage: integrations/mpich/refresh-patches.sh /path/to/mpich-tree [BASE]
 set -eu
 tree=$1
 p=$(cd "$(dirname "$0")" && pwd)/patches
 cd "$tree"
-git add -A .
-git diff --cached -- maint/gen_binding_c.py maint/local_python/binding_c.py src/binding/c/mpit_api.txt \
-  >"$p/0001-binding-mpi-t-events-from-mpitev.patch"
-git diff --cached -- configure.ac src/include/mpir_events.h src/mpi_t/mpir_events.c src/mpi_t/Makefile.mk \
-  src/include/mpitimpl.h src/include/mpiimpl.h src/mpi_t/mpit_finalize.c src/mpi_t/mpit_impl.c src/mpi/init/mpir_init.c \
-  >"$p/0002-mpi-t-events-implemented-by-mpitev.patch"
-git diff --cached -- src/include/mpir_comm.h src/mpi/comm/commutil.c >"$p/0003-comm-serial-keys-and-events.patch"
-git diff --cached -- src/mpid/ch4/src/ >"$p/0004-ch4-recvq-events-and-drain.patch"
-git diff --cached --stat
+base=${2:-$(git rev-list --max-parents=0 HEAD | tail -1)}
+[ -z "$(git status --porcelain --untracked-files=no)" ] ||
+  { echo "$0: $tree has uncommitted changes: commit them into the series first" >&2; exit 1; }
+if git ls-files modules/mpitev/include | grep -q .; then
+  echo "$0: modules/mpitev/include is committed in $tree: it must not be part of the series" >&2
+  exit 1
+fi
+rm -f "$p"/*.patch
+# --zero-commit, --no-signature: the files change only when the commits do
+git format-patch -q --zero-commit --no-signature --abbrev=12 -o "$p" "$base..HEAD"
+(cd "$p" && ls [0-9][0-9][0-9][0-9]-*.patch) >"$p/series"
+git log --reverse --format='%s' "$base..HEAD" | nl -w2 -s'  '
