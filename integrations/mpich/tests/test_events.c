@@ -75,10 +75,11 @@ static int failures, my_rank = -1, clock_ns;
 #define T_OK(call) CHECK_EQ((call), MPI_SUCCESS)
 
 enum { F_SOURCE, F_TAG, F_CTX, F_QLEN, F_FOUND, F_BYTES, F_SEQ, F_REQ, F_KEY, F_PARENT, F_RANK,
-       F_SIZE, NF };
+       F_SIZE, F_PEER, F_IS_SEND, F_CANCELLED, NF };
 static const char *field_names[NF] = {"source", "tag",        "context_id", "queue_length",
                                       "found",  "bytes",      "seq",        "request_id",
-                                      "key",    "parent_key", "rank",       "size"};
+                                      "key",    "parent_key", "rank",       "size",
+                                      "peer",   "is_send",    "cancelled"};
 #define MAXREC 256
 struct rec {
     int64_t v[NF];
@@ -262,17 +263,37 @@ static const char *const all_events[] = {
     "unexp_message_enqueued", "unexp_message_dequeued", "message_arrived",
     "search_posted_begin",    "search_posted_end",      "search_unexpected_begin",
     "search_unexpected_end",  "posted_insert",          "posted_remove",
-    "unexpected_insert",      "unexpected_remove",      "comm_create",
-    "comm_free"};
+    "unexpected_insert",      "unexpected_remove",      "send_posted",
+    "recv_posted",            "request_complete",       "request_cancel",
+    "comm_create",            "comm_free",              "win_create",
+    "win_free",               "put_started",            "put_complete",
+    "get_started",            "get_complete",           "accumulate_started",
+    "accumulate_complete",    "lock_acquired",          "lock_released",
+    "sync_begin",             "sync_end"};
 #define NALL ((int)(sizeof all_events / sizeof all_events[0]))
 #define L_SEARCH "seq request_id source tag queue_length found"
 #define L_POSTED "request_id source tag queue_length"
 #define L_UNEXPECTED "bytes seq source tag queue_length"
+#define L_REQUEST "bytes request_id peer tag is_send"
 #define L_COMM "key parent_key rank size"
+#define L_WIN "key comm_key bytes rank size"
+#define L_RMA "target_disp bytes op_id target op"
 static const char *const all_elements[NALL] = {
     "source tag context_id", "source tag context_id", "bytes seq source tag",
     L_SEARCH, L_SEARCH, L_SEARCH, L_SEARCH, L_POSTED, L_POSTED, L_UNEXPECTED, L_UNEXPECTED,
-    L_COMM, L_COMM};
+    L_REQUEST, L_REQUEST, L_REQUEST, "request_id peer tag is_send cancelled",
+    L_COMM, L_COMM, L_WIN, L_WIN, L_RMA, L_RMA, L_RMA, L_RMA, L_RMA, L_RMA,
+    "target lock_type", "target lock_type", "kind target", "kind target"};
+/* the binding of all_events[i]: the two original types none, the window's events the
+ * window (win_create: its communicator), the others the communicator */
+static int bind_of(int i)
+{
+    if (i < 2)
+        return MPI_T_BIND_NO_OBJECT;
+    if (strcmp(all_events[i], "win_free") == 0 || i > 18)
+        return MPI_T_BIND_MPI_WIN;
+    return MPI_T_BIND_MPI_COMM;
+}
 
 static void check_types_enums_categories(void)
 {
@@ -290,7 +311,7 @@ static void check_types_enums_categories(void)
         CHECK(strcmp(name, all_events[i]) == 0);
         CHECK_EQ(nl, (int)strlen(all_events[i]) + 1);
         /* the two original types stay unbound, as MPICH's test uses them */
-        CHECK_EQ(bind, i < 2 ? MPI_T_BIND_NO_OBJECT : MPI_T_BIND_MPI_COMM);
+        CHECK_EQ(bind, bind_of(i));
         CHECK(e != MPI_T_ENUM_NULL);
         T_OK(MPI_T_enum_get_info(e, &nn, en, &el));
         CHECK_EQ(nn, num);
@@ -348,10 +369,10 @@ static void check_types_enums_categories(void)
         CHECK_EQ(seen[i], 1);
     free(seen);
 
-    /* sources: RECVQ (MPICH's name) ordered; the others unordered; one clock */
-    int nsrc = 0;
+    /* sources: one per VCI (VCI0, ...) ordered; OBJECTS and RMA unordered; one clock */
+    int nsrc = 0, nvci = 0;
     T_OK(MPI_T_source_get_num(&nsrc));
-    CHECK_EQ(nsrc, 3);
+    CHECK(nsrc >= 3);
     MPI_Count tps0 = 0;
     for (int s = 0; s < nsrc && s < 16; s++) {
         char sn[32];
@@ -360,7 +381,8 @@ static void check_types_enums_categories(void)
         MPI_Count tps = 0, max_ticks = 0;
         T_OK(MPI_T_source_get_info(s, sn, &sl, NULL, NULL, &order, &tps, &max_ticks, NULL));
         ordered[s] = order == MPI_T_SOURCE_ORDERED;
-        CHECK_EQ(ordered[s], strcmp(sn, "RECVQ") == 0);
+        CHECK_EQ(ordered[s], strncmp(sn, "VCI", 3) == 0);
+        nvci += ordered[s];
         CHECK(tps > 0 && max_ticks > 0);
         if (s == 0)
             tps0 = tps;
@@ -368,6 +390,8 @@ static void check_types_enums_categories(void)
         if (clock_ns)
             CHECK_EQ(tps, 1000000000);
     }
+    CHECK_EQ(nsrc, nvci + 2);
+    CHECK(nvci >= 1);
 }
 
 /* The first source's ticks over a 50 ms wait, converted with its reported rate, against
@@ -413,13 +437,17 @@ static void *side_traffic(void *arg)
 /* the queues' types (NQREG of them, freed after phase 3), then the dup's communicator
  * types (freed after phase 4) */
 enum { R_ARRIVED, R_UX_ENQ, R_UX_DEQ, R_P_ENQ, R_P_DEQ, R_SP_BEGIN, R_SP_END, R_SU_BEGIN,
-       R_SU_END, R_UX_INS, R_UX_REM, NQREG, R_COMM_FREED = NQREG, R_COMM_CREATED, NREG };
+       R_SU_END, R_UX_INS, R_UX_REM, R_SEND_POSTED, R_RECV_POSTED, R_REQ_COMPLETE, R_REQ_CANCEL,
+       NQREG, R_COMM_FREED = NQREG, R_COMM_CREATED, NREG };
+/* the transfer and requests family: raised on every path (also where libfabric matches) */
+#define IS_TRANSFER(i) ((i) >= R_SEND_POSTED && (i) <= R_REQ_CANCEL)
 static const char *reg_events[NREG] = {
     "message_arrived",     "unexp_message_enqueued", "unexp_message_dequeued",
     "posted_insert",       "posted_remove",          "search_posted_begin",
     "search_posted_end",   "search_unexpected_begin", "search_unexpected_end",
-    "unexpected_insert",   "unexpected_remove",      "comm_free",
-    "comm_create"};
+    "unexpected_insert",   "unexpected_remove",      "send_posted",
+    "recv_posted",         "request_complete",       "request_cancel",
+    "comm_free",           "comm_create"};
 static const int a_tags[3] = {10, 11, 12}, a_bytes[3] = {100, 200, 300};
 static const int b_tags[2] = {20, 21}, b_bytes[2] = {400, 500};
 
@@ -427,6 +455,16 @@ static const int b_tags[2] = {20, 21}, b_bytes[2] = {400, 500};
 static int dup_tag(int64_t t)
 {
     return t == 10 || t == 11 || t == 12 || t == 20 || t == 21 || t == 77;
+}
+
+/* the first record of r whose element f is v delivered after the record `after` (a request
+ * handle may be reused once the request is freed) */
+static const struct rec *first_after(const struct reg *r, int f, int64_t v, const struct rec *after)
+{
+    for (int i = 0; i < r->nrec; i++)
+        if (r->rec[i].v[f] == v && r->rec[i].order > after->order)
+            return &r->rec[i];
+    return NULL;
 }
 
 /* is some record of r's element f equal to v? */
@@ -797,11 +835,75 @@ int main(int argc, char **argv)
         CHECK_EQ(regs[R_SU_BEGIN].rec[i].v[F_SEQ], 0);
     }
 
+    /* the transfer and requests family, on every path: rank 0 posted five sends on the
+     * dup (A, B), rank 1 six receives (B's two, the cancelled one, A's three) */
+    if (disabled) {
+        for (int i = R_SEND_POSTED; i <= R_REQ_CANCEL; i++)
+            CHECK_EQ(regs[i].nrec, 0);
+    } else if (rank == 0) {
+        const struct reg *sp = &regs[R_SEND_POSTED], *rc = &regs[R_REQ_COMPLETE];
+        CHECK_EQ(sp->nrec, 5);
+        CHECK_EQ(rc->nrec, 5);
+        CHECK_EQ(regs[R_RECV_POSTED].nrec + regs[R_REQ_CANCEL].nrec, 0);
+        for (int i = 0; i < sp->nrec && i < 5 && i < rc->nrec; i++) {
+            const struct rec *x = &sp->rec[i], *c = &rc->rec[i];
+            CHECK_EQ(x->v[F_PEER], 1);
+            CHECK_EQ(x->v[F_TAG], i < 3 ? a_tags[i] : b_tags[i - 3]);
+            CHECK_EQ(x->v[F_BYTES], i < 3 ? a_bytes[i] : b_bytes[i - 3]);
+            CHECK_EQ(x->v[F_IS_SEND], 1);
+            CHECK(x->v[F_REQ] != 0);
+            /* blocking sends: each completes before the next is posted */
+            CHECK_EQ(c->v[F_REQ], x->v[F_REQ]);
+            CHECK_EQ(c->v[F_PEER], 1);
+            CHECK_EQ(c->v[F_TAG], x->v[F_TAG]);
+            CHECK_EQ(c->v[F_BYTES], x->v[F_BYTES]);
+            CHECK_EQ(c->v[F_IS_SEND], 1);
+            CHECK(x->order < c->order);
+        }
+    } else if (rank == 1) {
+        const struct reg *rp = &regs[R_RECV_POSTED], *rc = &regs[R_REQ_COMPLETE];
+        const struct reg *cn = &regs[R_REQ_CANCEL];
+        static const int tags[6] = {20, 21, 77, 10, 11, 12}, cap[6] = {400, 500, 1, 100, 200, 300};
+        CHECK_EQ(rp->nrec, 6);
+        CHECK_EQ(rc->nrec, 6);
+        CHECK_EQ(regs[R_SEND_POSTED].nrec, 0);
+        CHECK_EQ(cn->nrec, 1);
+        for (int i = 0; i < rp->nrec && i < 6; i++) {
+            const struct rec *x = &rp->rec[i];
+            CHECK_EQ(x->v[F_PEER], 0);
+            CHECK_EQ(x->v[F_TAG], tags[i]);
+            CHECK_EQ(x->v[F_BYTES], cap[i]);
+            CHECK_EQ(x->v[F_IS_SEND], 0);
+            CHECK(x->v[F_REQ] != 0);
+            /* its completion: the same request, the matched source and tag and the bytes
+             * received; the cancelled one: 0 bytes, its pattern */
+            const struct rec *c = first_after(rc, F_REQ, x->v[F_REQ], x);
+            CHECK(c != NULL);
+            if (c) {
+                CHECK_EQ(c->v[F_PEER], 0);
+                CHECK_EQ(c->v[F_TAG], tags[i]);
+                CHECK_EQ(c->v[F_BYTES], tags[i] == 77 ? 0 : cap[i]);
+                CHECK_EQ(c->v[F_IS_SEND], 0);
+                CHECK(x->order < c->order);
+            }
+            if (tags[i] == 77 && cn->nrec == 1) {
+                CHECK_EQ(cn->rec[0].v[F_REQ], x->v[F_REQ]);
+                CHECK_EQ(cn->rec[0].v[F_TAG], 77);
+                CHECK_EQ(cn->rec[0].v[F_PEER], 0);
+                CHECK_EQ(cn->rec[0].v[F_IS_SEND], 0);
+                CHECK_EQ(cn->rec[0].v[F_CANCELLED], 1);
+            }
+        }
+    } else {
+        for (int i = R_SEND_POSTED; i <= R_REQ_CANCEL; i++)
+            CHECK_EQ(regs[i].nrec, 0);
+    }
+
     if (!queues) {
         /* libfabric matches: MPICH's queues are not used, nothing of them is raised;
          * events compiled out: nothing at all */
         for (int i = 0; i < NREG; i++)
-            if ((i != R_COMM_FREED && i != R_COMM_CREATED) || disabled)
+            if ((i != R_COMM_FREED && i != R_COMM_CREATED && !IS_TRANSFER(i)) || disabled)
                 CHECK_EQ(regs[i].nrec, 0);
         CHECK_EQ(ux_enq + ux_deq, 0);
         if (disabled)
