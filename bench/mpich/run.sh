@@ -6,6 +6,12 @@
 #     exchange only: Ir(2K) - Ir(K), divided by K), without a tool and with empty
 #     callbacks (on MPICH's two original types, which both event builds have; and, for
 #     MPICH + mpitev, on all its types);
+#   * the same through the network module with libfabric's tagged matching (MPICH's
+#     default between nodes: MPIR_CVAR_NOLOCAL=1), without a tool and with empty callbacks
+#     on every type;
+#   * a put/get microbenchmark (one-sided, shared memory: instructions per round of an
+#     8-byte put, an 8-byte get and a flush on the origin), without a tool and with empty
+#     callbacks on every type;
 #   * the ping-pong wall-time ratio (8 bytes, shared memory) against events compiled out,
 #     by the minimum and by the median of runs alternating the builds.
 # Writes its tables between "<!-- mpich:begin -->" and "<!-- mpich:end -->" at the end of
@@ -45,16 +51,27 @@ export HYDRA_IFACE=lo FI_PROVIDER=tcp
 # progress engine then finds one message per poll and the count does not depend on
 # timing (with MPICH's default 64 cells, rank 1 would also count the empty polls made
 # while rank 0 refills them: a different number every run).
+# PATH (environment): shm, the default; net: the network module (MPIR_CVAR_NOLOCAL=1,
+# tagged messaging on); rma: the one-sided benchmark (function bench_rma).
 ir() {
-  f=$out/cg.$1.$2.$3
+  f=$out/cg.$path.$1.$2.$3
+  case $path in
+    rma) args="rma $2 $3" fn=bench_rma ;;
+    *) args="$2 $3" fn=bench_pattern ;;
+  esac
+  nolocal=0
+  [ "$path" = net ] && nolocal=1
+  # shellcheck disable=SC2086
+  MPIR_CVAR_NOLOCAL=$nolocal \
   MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_NUM_CELLS=$((2 * k + 200)) MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE=1024 \
-  "$dir/$1/bin/mpiexec" -n 1 "$out/unexp.$1" "$2" "$3" : \
+  "$dir/$1/bin/mpiexec" -n 1 "$out/unexp.$1" $args : \
     -n 1 valgrind --tool=callgrind --callgrind-out-file="$f" --collect-atstart=no \
-    --toggle-collect=bench_pattern "$out/unexp.$1" "$2" "$3" >"$f.log" 2>&1 ||
+    --toggle-collect=$fn "$out/unexp.$1" $args >"$f.log" 2>&1 ||
     { cat "$f.log" >&2; return 1; }
   awk '$1 == "totals:" || $1 == "summary:" { print $2; exit }' "$f"
 }
 # per_msg VARIANT MODE: (Ir(2K) - Ir(K)) / K
+path=shm
 per_msg() {
   a=$(ir "$1" $((2 * k)) "$2") b=$(ir "$1" "$k" "$2")
   awk -v a="$a" -v b="$b" -v k="$k" 'BEGIN { printf "%.0f", (a - b) / k }'
@@ -66,15 +83,42 @@ base=$(per_msg stock-noevents none)
 row() { # label value
   d=$(awk -v v="$2" -v b="$base" 'BEGIN { d = v - b; printf "%s%d", (d >= 0 ? "+" : ""), d }')
   printf '%-58s %6s  %6s\n' "$1" "$2" "$d"
-  printf '| %s | %s | %s |\n' "$1" "$2" "$d" >>"$out/rows"
+  printf '| %s | %s | %s |\n' "$1" "$2" "$d" >>"$out/${rowsfile:-rows}"
 }
+ntypes=$("$dir/mpitev/bin/mpiexec" -n 2 "$out/unexp.mpitev" 8 cball | awk '/callbacks=/ { sub(/.*callbacks=/, ""); print }')
 row "events compiled out (stock MPICH, no tool)" "$base"
 se=$(per_msg stock-events none);  row "MPICH's own events, no tool" "$se"
 mt=$(per_msg mpitev none);        row "MPICH + mpitev, no tool" "$mt"
 md=$(per_msg mpitev-disabled none); row "MPICH + mpitev, --disable-mpit-events" "$md"
 se2=$(per_msg stock-events cb2);  row "MPICH's own events, empty callback (2 types)" "$se2"
 mt2=$(per_msg mpitev cb2);        row "MPICH + mpitev, empty callback (2 types)" "$mt2"
-mta=$(per_msg mpitev cball);      row "MPICH + mpitev, empty callback (all 13 types)" "$mta"
+mta=$(per_msg mpitev cball);      row "MPICH + mpitev, empty callback (all $ntypes types)" "$mta"
+
+# the network module with libfabric's tagged matching (MPIR_CVAR_NOLOCAL=1): MPICH's own
+# events have no raise site there
+echo "network path (MPIR_CVAR_NOLOCAL=1, tagged messaging), instructions per message"
+path=net
+nbase=$(per_msg stock-noevents none)
+base=$nbase
+: >"$out/rows.net"
+rowsfile=rows.net
+row "events compiled out (stock MPICH, no tool)" "$nbase"
+row "MPICH + mpitev, no tool" "$(per_msg mpitev none)"
+row "MPICH + mpitev, --disable-mpit-events" "$(per_msg mpitev-disabled none)"
+row "MPICH + mpitev, empty callback (all $ntypes types)" "$(per_msg mpitev cball)"
+
+echo "one-sided: instructions per round (8-byte put, 8-byte get, flush) on the origin"
+path=rma
+rbase=$(per_msg stock-noevents none)
+base=$rbase
+: >"$out/rows.rma"
+rowsfile=rows.rma
+row "events compiled out (stock MPICH, no tool)" "$rbase"
+row "MPICH + mpitev, no tool" "$(per_msg mpitev none)"
+row "MPICH + mpitev, --disable-mpit-events" "$(per_msg mpitev-disabled none)"
+row "MPICH + mpitev, empty callback (all $ntypes types)" "$(per_msg mpitev cball)"
+path=shm
+
 
 echo "ping-pong, 8 bytes, shared memory: $runs runs of $ppn round trips, builds alternating"
 : >"$out/pp"
@@ -140,11 +184,28 @@ gen=$out/generated.md
   echo "message (enough shared-memory cells for all of them: \`MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_NUM_CELLS\`, so"
   echo "the count does not depend on timing)."
   echo "\"Empty callback (2 types)\" registers an empty callback on \`unexp_message_enqueued\` and"
-  echo "\`unexp_message_dequeued\`, the two types stock MPICH has; \"all 13 types\" on every type of MPICH + mpitev."
+  echo "\`unexp_message_dequeued\`, the two types stock MPICH has; \"all $ntypes types\" on every type of MPICH + mpitev"
+  echo "a tool can bind to \`MPI_COMM_WORLD\` or to no object (the window types need a window)."
   echo
   echo "| build | instructions per message | vs. events compiled out |"
   echo "|---|---|---|"
   cat "$out/rows"
+  echo
+  echo "The same exchange through the network module with libfabric's tagged matching"
+  echo "(\`MPIR_CVAR_NOLOCAL=1\`, MPICH's default between nodes; libfabric's tcp provider on the loopback"
+  echo "interface): MPICH's own events have no raise site on this path."
+  echo
+  echo "| build (network path) | instructions per message | vs. events compiled out |"
+  echo "|---|---|---|"
+  cat "$out/rows.net"
+  echo
+  echo "One-sided (\`unexp rma\`): instructions of the origin per round of an 8-byte \`MPI_Put\`, an 8-byte"
+  echo "\`MPI_Get\` and an \`MPI_Win_flush\` in a \`MPI_Win_lock_all\` epoch, shared memory; with a tool, the"
+  echo "window's one-sided types too."
+  echo
+  echo "| build (put/get) | instructions per round | vs. events compiled out |"
+  echo "|---|---|---|"
+  cat "$out/rows.rma"
   echo
   echo "Ping-pong (8 bytes, shared memory, $ppn round trips per run, $runs runs alternating the builds),"
   echo "time per round trip against events compiled out:"

@@ -15,7 +15,14 @@
  *   (unexp_message_enqueued / _dequeued, the only ones stock MPICH has). cball: an empty
  *   callback on every event type (bound types on MPI_COMM_WORLD).
  * usage: mpiexec -n 2 unexp pingpong N
- *   N round trips of an 8-byte message; rank 0 prints the time per round trip (us). */
+ *   N round trips of an 8-byte message; rank 0 prints the time per round trip (us).
+ * usage: mpiexec -n 2 unexp rma K [none|cball]
+ *   One-sided: rank 1, in a lock_all epoch on a window of MPI_COMM_WORLD, makes K rounds
+ *   of an 8-byte MPI_Put and an 8-byte MPI_Get to rank 0 and an MPI_Win_flush (so each
+ *   round's operations complete within it). bench_rma() is the K rounds: run callgrind on
+ *   rank 1 with --toggle-collect=bench_rma; (Ir(2K) - Ir(K)) / K is one round. cball: an
+ *   empty callback on every type (window types on the window, the others on
+ *   MPI_COMM_WORLD). */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 
@@ -29,6 +36,8 @@ static void empty_cb(MPI_T_event_instance e, MPI_T_event_registration r, MPI_T_c
 {
     (void)e, (void)r, (void)s, (void)u;
 }
+
+static MPI_Win bench_win = MPI_WIN_NULL;
 
 static int attach(int all)
 {
@@ -54,8 +63,11 @@ static int attach(int all)
         if (!all && strcmp(name, "unexp_message_enqueued") != 0 &&
             strcmp(name, "unexp_message_dequeued") != 0)
             continue;
-        if (MPI_T_event_handle_alloc(i, bind == MPI_T_BIND_MPI_COMM ? (void *)&world : NULL,
-                                     MPI_INFO_NULL, &h) != MPI_SUCCESS)
+        void *obj = bind == MPI_T_BIND_MPI_COMM ? (void *)&world
+                    : bind == MPI_T_BIND_MPI_WIN ? (void *)&bench_win : NULL;
+        if (bind == MPI_T_BIND_MPI_WIN && bench_win == MPI_WIN_NULL)
+            continue;
+        if (MPI_T_event_handle_alloc(i, obj, MPI_INFO_NULL, &h) != MPI_SUCCESS)
             continue;
         if (MPI_T_event_register_callback(h, MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE, MPI_INFO_NULL,
                                           NULL, empty_cb) == MPI_SUCCESS)
@@ -111,6 +123,44 @@ static void exchange(int rank, int k)
     bench_pattern(rank, k);
 }
 
+/* The measured part of the one-sided benchmark (rank 1): K rounds of a put, a get and a
+ * flush, in a lock_all epoch opened before. */
+static int64_t rma_out, rma_in;
+__attribute__((noinline)) void bench_rma(int k)
+{
+    for (int i = 0; i < k; i++) {
+        MPI_Put(&rma_out, 1, MPI_INT64_T, 0, 0, 1, MPI_INT64_T, bench_win);
+        MPI_Get(&rma_in, 1, MPI_INT64_T, 0, 1, 1, MPI_INT64_T, bench_win);
+        MPI_Win_flush(0, bench_win);
+    }
+}
+
+static int rma(int argc, char **argv)
+{
+    int provided, rank;
+    int k = argc > 2 ? atoi(argv[2]) : 1000;
+    const char *mode = argc > 3 ? argv[3] : "none";
+    static int64_t base[16];
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Win_create(base, sizeof base, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &bench_win);
+    int attached = strcmp(mode, "cball") == 0 ? attach(1) : 0;
+    MPI_Win_lock_all(0, bench_win);
+    if (rank == 1) {
+        bench_rma(8); /* warm up */
+        bench_rma(k);
+    }
+    MPI_Win_unlock_all(bench_win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1)
+        printf("rma: K=%d mode=%s callbacks=%d\n", k, mode, attached);
+    MPI_Win_free(&bench_win);
+    MPI_Finalize();
+    MPI_T_finalize();
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int provided, rank;
@@ -139,6 +189,8 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 0;
     }
+    if (strcmp(argv[1], "rma") == 0)
+        return rma(argc, argv);
     int k = atoi(argv[1]);
     const char *mode = argc > 2 ? argv[2] : "none";
     MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
