@@ -50,8 +50,10 @@ t0=$(date +%s)
 say "autogen.sh and configure ($flags)"
 (cd "$tree" && ./autogen.sh -without-ucx -without-yaksa) >>"$log" 2>&1 ||
   { tail -30 "$log"; say "autogen.sh of the Debian source failed"; exit 1; }
-(cd "$tree" && PKG_CONFIG_PATH=$cache/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH} \
-  ./configure --prefix="$work/install" $flags CC="ccache gcc" MPICHLIB_CFLAGS="-O2 -g" \
+# exported: make reruns configure itself after a patch changes configure.ac, and needs
+# build.sh's libfabric.pc (without Debian's static-only libraries) then too
+export PKG_CONFIG_PATH=$cache/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+(cd "$tree" && ./configure --prefix="$work/install" $flags CC="ccache gcc" MPICHLIB_CFLAGS="-O2 -g" \
   BASH_SHELL=/bin/bash) >>"$log" 2>&1 || { tail -30 "$log"; say "configure failed"; exit 1; }
 say "autogen.sh and configure: $(( $(date +%s) - t0 )) s"
 
