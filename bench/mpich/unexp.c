@@ -14,10 +14,14 @@
  *   none:  no tool. cb2: an empty callback on MPICH's two original event types
  *   (unexp_message_enqueued / _dequeued, the only ones stock MPICH has). cball: an empty
  *   callback on every event type (bound types on MPI_COMM_WORLD).
+ * usage: mpiexec -n 2 unexp K MODE net
+ *   The same through the network module (run with MPIR_CVAR_NOLOCAL=1): rank 1 probes
+ *   for the last message first, unmeasured; bench_recvs() is only the K receives.
  * usage: mpiexec -n 2 unexp pingpong N
  *   N round trips of an 8-byte message; rank 0 prints the time per round trip (us).
  * usage: mpiexec -n 2 unexp rma K [none|cball]
- *   One-sided: rank 1, in a lock_all epoch on a window of MPI_COMM_WORLD, makes K rounds
+ *   One-sided: rank 1, in a lock_all epoch on a window MPI_Win_allocate made over
+ *   MPI_COMM_WORLD (shared memory between the two ranks), makes K rounds
  *   of an 8-byte MPI_Put and an 8-byte MPI_Get to rank 0 and an MPI_Win_flush (so each
  *   round's operations complete within it). bench_rma() is the K rounds: run callgrind on
  *   rank 1 with --toggle-collect=bench_rma; (Ir(2K) - Ir(K)) / K is one round. cball: an
@@ -117,10 +121,30 @@ __attribute__((noinline)) void bench_pattern(int rank, int k)
             MPI_Recv(buf, 8, MPI_BYTE, 0, i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
-static void exchange(int rank, int k)
+/* The network path's measured part (mode "net"): only the K receives. Through the
+ * network module the messages reach rank 1 only as its progress engine reads them, as
+ * many polls as timing makes it take; so rank 1 first probes for the last message
+ * (MPI_Probe: with libfabric's tagged matching, a peek into the provider's unexpected
+ * messages), unmeasured, and all K then wait, matched and copied by the provider when
+ * the receives are posted. */
+__attribute__((noinline)) void bench_recvs(int k)
+{
+    for (int i = 0; i < k; i++)
+        MPI_Recv(buf, 8, MPI_BYTE, 0, i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+static void exchange(int rank, int k, int net)
 {
     send_then_wait(rank, k);
-    bench_pattern(rank, k);
+    if (!net) {
+        bench_pattern(rank, k);
+        return;
+    }
+    if (rank == 1) {
+        MPI_Probe(0, k - 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        bench_recvs(k);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
 }
 
 /* The measured part of the one-sided benchmark (rank 1): K rounds of a put, a get and a
@@ -140,11 +164,14 @@ static int rma(int argc, char **argv)
     int provided, rank;
     int k = argc > 2 ? atoi(argv[2]) : 1000;
     const char *mode = argc > 3 ? argv[3] : "none";
-    static int64_t base[16];
+    int64_t *base;
     MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Win_create(base, sizeof base, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &bench_win);
+    /* MPI_Win_allocate: shared memory between the two ranks, so the origin's put, get and
+     * flush need nothing of the target's progress engine and the count does not depend
+     * on when it polls (a window of MPI_Win_create's goes through active messages) */
+    MPI_Win_allocate(16 * sizeof(int64_t), 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &bench_win);
     int attached = strcmp(mode, "cball") == 0 ? attach(1) : 0;
     MPI_Win_lock_all(0, bench_win);
     if (rank == 1) {
@@ -196,9 +223,10 @@ int main(int argc, char **argv)
     MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int net = argc > 3 && strcmp(argv[3], "net") == 0;
     int attached = strcmp(mode, "none") == 0 ? 0 : attach(strcmp(mode, "cball") == 0);
-    exchange(rank, 8); /* warm up: first-use allocations out of the measured run */
-    exchange(rank, k);
+    exchange(rank, 8, net); /* warm up: first-use allocations out of the measured run */
+    exchange(rank, k, net);
     if (rank == 1)
         printf("unexp: K=%d mode=%s callbacks=%d\n", k, mode, attached);
     MPI_Finalize();
