@@ -127,10 +127,11 @@ rbase=$(per_msg stock-noevents none)
 base=$rbase
 : >"$out/rows.rma"
 rowsfile=rows.rma
+ntypes_rma=$("$dir/mpitev/bin/mpiexec" -n 2 "$out/unexp.mpitev" rma 8 cball | awk '/callbacks=/ { sub(/.*callbacks=/, ""); print }')
 row "events compiled out (stock MPICH, no tool)" "$rbase"
 row "MPICH + mpitev, no tool" "$(per_msg mpitev none)"
 row "MPICH + mpitev, --disable-mpit-events" "$(per_msg mpitev-disabled none)"
-row "MPICH + mpitev, empty callback (all $ntypes types)" "$(per_msg mpitev cball)"
+row "MPICH + mpitev, empty callback (all $ntypes_rma types)" "$(per_msg mpitev cball)"
 path=shm
 
 
