@@ -1,7 +1,8 @@
 #!/bin/sh
 # The whole test suite, as README says and CI runs it:
 #   1. a normal build: every test (core, buffers, adapter incl. MPICH, toy MPI, tools,
-#      and MPICH + mpitev from integrations/mpich, built first);
+#      MPICH + mpitev from integrations/mpich and Open MPI + mpitev from
+#      integrations/openmpi, both built first);
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer build of the library's tests;
 #   3. ThreadSanitizer build of the library's tests (the stress tests are the point);
 #   4. a clang build of everything (the project must not depend on gcc's behaviour).
@@ -32,6 +33,13 @@ run_suite() { # name, extra cmake args... ($CTEST_ARGS: extra ctest arguments)
 if [ "${MPITEV_SKIP_MPICH:-0}" != 1 ]; then
   echo "=== mpich (integrations/mpich/build.sh)"
   JOBS=$jobs sh integrations/mpich/build.sh mpitev stock-events
+fi
+# Open MPI 4.1.4 with mpitev (integrations/openmpi/README.md), cached the same way
+# (/var/cache/mpitev/openmpi; cold about 12-20 minutes on 2 cores). Its tests carry the
+# label openmpi_integration. MPITEV_SKIP_OPENMPI=1 leaves them out.
+if [ "${MPITEV_SKIP_OPENMPI:-0}" != 1 ]; then
+  echo "=== openmpi (integrations/openmpi/build.sh)"
+  JOBS=$jobs sh integrations/openmpi/build.sh mpitev
 fi
 run_suite default
 run_suite asan -DMPITEV_SANITIZE=address,undefined -DMPITEV_BUILD_BENCH=OFF
