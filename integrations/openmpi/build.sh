@@ -6,6 +6,9 @@
 #   mpitev-disabled  the same, configured --disable-mpit-events (MPITEV_DISABLE: the raise
 #                    sites and drains compiled out, the types and MPI_T entry points kept)
 #   stock            the Debian source as is (no MPI_T events at all: Open MPI 4.1 has none)
+#   stock-peruse     the Debian source configured --enable-peruse: ob1's PERUSE hooks
+#                    compiled in (what the MPI_T events paper replaced; bench/openmpi
+#                    compares its empty PERUSE callbacks with mpitev's empty callbacks)
 #
 # usage: integrations/openmpi/build.sh VARIANT...     (as root on Debian 12; any directory)
 #        integrations/openmpi/build.sh --key VARIANT  prints the cache key and install path
@@ -31,9 +34,9 @@ nice="nice -n ${MPITEV_OPENMPI_NICE:-10}"
 debver_want=4.1.4-3
 print_key=0
 if [ "${1:-}" = --key ]; then print_key=1; shift; fi
-[ $# -ge 1 ] || { echo "usage: $0 [--key] mpitev|mpitev-disabled|stock ..." >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: $0 [--key] mpitev|mpitev-disabled|stock|stock-peruse ..." >&2; exit 2; }
 for v in "$@"; do
-  case $v in mpitev|mpitev-disabled|stock) ;; *) echo "$0: unknown variant '$v'" >&2; exit 2 ;; esac
+  case $v in mpitev|mpitev-disabled|stock|stock-peruse) ;; *) echo "$0: unknown variant '$v'" >&2; exit 2 ;; esac
 done
 
 log() { echo "openmpi build: $*"; }
@@ -96,6 +99,7 @@ build_variant() {
   case $v in
     mpitev|stock) flags=$common_flags ;;
     mpitev-disabled) flags="$common_flags --disable-mpit-events" ;;
+    stock-peruse) flags="$common_flags --enable-peruse" ;;
   esac
   case $v in mpitev*) vendored=1 ;; *) vendored=0 ;; esac
   script=$(sha256sum "$here/build.sh" | cut -c1-16)
