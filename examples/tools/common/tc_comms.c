@@ -9,6 +9,9 @@
  * type, non-blocking dup, intercommunicators, topologies, dynamic processes, sessions)
  * are compiled unless TC_DUP_SPLIT_ONLY is defined (the toy MPI's mpi.h has none of
  * them); a ctest test compiles this file against MPICH's mpi.h so they stay correct.
+ * Those MPI-4.0 added (MPI_Comm_idup_with_info, MPI_Comm_create_from_group,
+ * MPI_Intercomm_create_from_groups) only where mpi.h says MPI_VERSION >= 4: an MPI-3.1
+ * library (Open MPI 4.1) has none of them, and a program calling none needs no wrapper.
  *
  * A new communicator is followed after the call returns successfully, MPI_COMM_NULL
  * excepted (processes outside the group, MPI_UNDEFINED colors). A non-blocking dup's
@@ -59,10 +62,12 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     return follow(PMPI_Comm_idup(comm, newcomm, request), newcomm);
 }
 
+#if MPI_VERSION >= 4
 int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
 {
     return follow(PMPI_Comm_idup_with_info(comm, info, newcomm, request), newcomm);
 }
+#endif
 
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
@@ -79,11 +84,13 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
     return follow(PMPI_Comm_split_type(comm, split_type, key, info, newcomm), newcomm);
 }
 
+#if MPI_VERSION >= 4
 int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
                                MPI_Errhandler errhandler, MPI_Comm *newcomm)
 {
     return follow(PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm), newcomm);
 }
+#endif
 
 int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
                          int tag, MPI_Comm *newintercomm)
@@ -92,6 +99,7 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
                   newintercomm);
 }
 
+#if MPI_VERSION >= 4
 int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group,
                                      int remote_leader, const char *stringtag, MPI_Info info,
                                      MPI_Errhandler errhandler, MPI_Comm *newintercomm)
@@ -100,6 +108,7 @@ int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MP
                                                     stringtag, info, errhandler, newintercomm),
                   newintercomm);
 }
+#endif
 
 int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {

@@ -9,7 +9,9 @@
  * MPI_Win_create, MPI_Win_allocate and MPI_Win_free are wrapped unless TC_NO_WIN is
  * defined (an mpi.h without windows). MPI_Win_allocate_shared, MPI_Win_create_dynamic and
  * the large-count forms (_c) are wrapped unless TC_WIN_BASIC_ONLY is defined (the toy
- * MPI has none of them); a ctest test compiles this file against MPICH's mpi.h.
+ * MPI has none of them), the large-count forms only where mpi.h says MPI_VERSION >= 4
+ * (MPI-4.0 added them; Open MPI 4.1 is MPI-3.1); a ctest test compiles this file
+ * against MPICH's mpi.h.
  *
  * A new window is followed after the call returns successfully; its members' ranks in
  * MPI_COMM_WORLD come from the groups (MPI_Comm_group, MPI_Group_translate_ranks). Under
@@ -100,6 +102,8 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
     return follow(PMPI_Win_create_dynamic(info, comm, win), win, comm, 0);
 }
 
+/* The large-count forms are MPI-4.0's (not in an MPI-3.1 mpi.h: Open MPI 4.1). */
+#if MPI_VERSION >= 4
 int MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     return follow(PMPI_Win_create_c(base, size, disp_unit, info, comm, win), win, comm, (long long)size);
@@ -117,6 +121,7 @@ int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
     return follow(PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win), win, comm,
                   (long long)size);
 }
+#endif
 #endif
 
 #else
