@@ -26,22 +26,40 @@
  *   round's operations complete within it). bench_rma() is the K rounds: run callgrind on
  *   rank 1 with --toggle-collect=bench_rma; (Ir(2K) - Ir(K)) / K is one round. cball: an
  *   empty callback on every type (window types on the window, the others on
- *   MPI_COMM_WORLD). */
+ *   MPI_COMM_WORLD).
+ * Open MPI 4.1 (bench/openmpi/run.sh) builds the same source: -DUNEXP_NO_MPIT_EVENTS for
+ * an MPI without MPI_T events (stock Open MPI 4.1, MPI-3.1: no tool modes), and
+ * -DUNEXP_PERUSE for one configured --enable-peruse, which adds the mode
+ * usage: mpiexec -n 2 unexp K peruse
+ *   an empty PERUSE callback on every PERUSE event Open MPI supports, registered on
+ *   MPI_COMM_WORLD and activated (ompi/peruse/peruse.h: the interface the MPI_T events
+ *   paper replaced). */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(UNEXP_PERUSE)
+#include <peruse.h>
+#endif
 
+static MPI_Win bench_win = MPI_WIN_NULL;
+
+#if defined(UNEXP_NO_MPIT_EVENTS)
+static int attach(int all)
+{
+    (void)all;
+    return 0;
+}
+#else
 static void empty_cb(MPI_T_event_instance e, MPI_T_event_registration r, MPI_T_cb_safety s, void *u)
 {
     (void)e, (void)r, (void)s, (void)u;
 }
-
-static MPI_Win bench_win = MPI_WIN_NULL;
 
 static int attach(int all)
 {
@@ -79,6 +97,36 @@ static int attach(int all)
     }
     return attached;
 }
+#endif
+
+#if defined(UNEXP_PERUSE)
+static int peruse_empty_cb(peruse_event_h h, MPI_Aint id, peruse_comm_spec_t *spec, void *param)
+{
+    (void)h, (void)id, (void)spec, (void)param;
+    return MPI_SUCCESS;
+}
+
+/* An empty callback on every PERUSE event (the 17 of ob1's hooks), on MPI_COMM_WORLD,
+ * active: the number of events registered. */
+static int attach_peruse(void)
+{
+    int n = 0, attached = 0, *events = NULL;
+    char **names = NULL;
+    if (PERUSE_Init() != PERUSE_SUCCESS ||
+        PERUSE_Query_supported_events(&n, &names, &events) != PERUSE_SUCCESS)
+        return 0;
+    for (int i = 0; i < n; i++) {
+        int ev;
+        peruse_event_h h;
+        if (PERUSE_Query_event(names[i], &ev) != PERUSE_SUCCESS || ev >= PERUSE_CUSTOM_EVENT)
+            continue; /* the list ends with PERUSE_CUSTOM_EVENT, a marker no site raises */
+        if (PERUSE_Event_comm_register(ev, MPI_COMM_WORLD, peruse_empty_cb, NULL, &h) == PERUSE_SUCCESS &&
+            PERUSE_Event_activate(h) == PERUSE_SUCCESS)
+            attached++;
+    }
+    return attached;
+}
+#endif
 
 static char buf[64];
 
@@ -183,8 +231,10 @@ static int rma(int argc, char **argv)
     if (rank == 1)
         printf("rma: K=%d mode=%s callbacks=%d\n", k, mode, attached);
     MPI_Win_free(&bench_win);
-    MPI_Finalize();
+    /* MPI_T_finalize first: Open MPI 4.1 crashes in an MPI_T_finalize after MPI_Finalize
+     * (open-mpi/ompi#11485) */
     MPI_T_finalize();
+    MPI_Finalize();
     return 0;
 }
 
@@ -225,11 +275,17 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int net = argc > 3 && strcmp(argv[3], "net") == 0;
     int attached = strcmp(mode, "none") == 0 ? 0 : attach(strcmp(mode, "cball") == 0);
+#if defined(UNEXP_PERUSE)
+    if (strcmp(mode, "peruse") == 0)
+        attached = attach_peruse();
+#endif
     exchange(rank, 8, net); /* warm up: first-use allocations out of the measured run */
     exchange(rank, k, net);
     if (rank == 1)
         printf("unexp: K=%d mode=%s callbacks=%d\n", k, mode, attached);
-    MPI_Finalize();
+    /* MPI_T_finalize first: Open MPI 4.1 crashes in an MPI_T_finalize after MPI_Finalize
+     * (open-mpi/ompi#11485) */
     MPI_T_finalize();
+    MPI_Finalize();
     return 0;
 }
