@@ -15,7 +15,7 @@
 #                             written under docs/, no package installed
 #   MPITEV_BENCH_BUILD=DIR    use this already built tree instead of build-bench/
 #   MPITEV_BENCH_OUT=DIR      keep the raw outputs (callgrind files, tables) in DIR
-#   MPITEV_BENCH_ONLY="A B"   run only these areas (budget, raise, mpich, and bench/<area>/measure.sh
+#   MPITEV_BENCH_ONLY="A B"   run only these areas (budget, raise, mpich, openmpi, and bench/<area>/measure.sh
 #                             names: buffer probes toympi types ...); nothing is written
 #                             under docs/ then (a partial table set is not the document)
 set -eu
@@ -195,5 +195,18 @@ if [ "$short" != 1 ] && wanted mpich; then
     if [ -n "$only" ]; then MPITEV_MPICH_NOWRITE=1 sh "$root/bench/mpich/run.sh"; else sh "$root/bench/mpich/run.sh"; fi
   else
     echo "bench: MPICH's figures need MPICH + mpitev built (sh tests/run.sh or sh integrations/mpich/build.sh mpitev), then sh bench/mpich/run.sh"
+  fi
+fi
+# Open MPI's figures (bench/openmpi/run.sh), area "openmpi": when Open MPI + mpitev is
+# built (sh integrations/openmpi/build.sh mpitev; bench/openmpi/run.sh builds the other
+# three builds it compares, cached). Its own section of docs/performance.md, except under
+# MPITEV_BENCH_ONLY.
+openmpi_dir=$root/build/integrations/openmpi
+if [ "$short" != 1 ] && wanted openmpi; then
+  if [ -x "$openmpi_dir/mpitev/bin/mpicc" ]; then
+    echo
+    if [ -n "$only" ]; then MPITEV_OPENMPI_NOWRITE=1 sh "$root/bench/openmpi/run.sh"; else sh "$root/bench/openmpi/run.sh"; fi
+  else
+    echo "bench: Open MPI's figures need Open MPI + mpitev built (sh integrations/openmpi/build.sh mpitev), then sh bench/openmpi/run.sh"
   fi
 fi
