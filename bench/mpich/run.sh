@@ -64,7 +64,7 @@ ir() {
   nolocal=0
   [ "$path" = net ] && nolocal=1
   # shellcheck disable=SC2086
-  MPIR_CVAR_NOLOCAL=$nolocal \
+  MPIR_CVAR_NOLOCAL=$nolocal MPIR_CVAR_CH4_NUM_VCIS=${vcis:-1} \
   MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_NUM_CELLS=$((2 * k + 200)) MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE=1024 \
   "$dir/$1/bin/mpiexec" -n 1 "$out/unexp.$1" $args : \
     -n 1 valgrind --tool=callgrind --callgrind-out-file="$f" --collect-atstart=no \
@@ -133,6 +133,23 @@ row "MPICH + mpitev, no tool" "$(per_msg mpitev none)"
 row "MPICH + mpitev, --disable-mpit-events" "$(per_msg mpitev-disabled none)"
 row "MPICH + mpitev, empty callback (all $ntypes_rma types)" "$(per_msg mpitev cball)"
 path=shm
+
+# one source per VCI: the build with per-VCI locks (build.sh mpitev-vcis, not built by
+# default), the shared-memory unexpected path with MPIR_CVAR_CH4_NUM_VCIS 1 and 2 (the
+# messages of MPI_COMM_WORLD stay on VCI 0; with 2 the progress engine polls both)
+: >"$out/rows.vcis"
+if [ -x "$dir/mpitev-vcis/bin/mpicc" ]; then
+  echo "one source per VCI (build mpitev-vcis), shared memory, instructions per message"
+  "$dir/mpitev-vcis/bin/mpicc" -O2 -g "$root/bench/mpich/unexp.c" -o "$out/unexp.mpitev-vcis"
+  rowsfile=rows.vcis
+  for vcis in 1 2; do
+    vbase=$(per_msg mpitev-vcis none)
+    base=$vbase
+    row "MPIR_CVAR_CH4_NUM_VCIS=$vcis, no tool" "$vbase"
+    row "MPIR_CVAR_CH4_NUM_VCIS=$vcis, empty callback (all $ntypes types)" "$(per_msg mpitev-vcis cball)"
+  done
+  vcis=1
+fi
 
 
 echo "ping-pong, 8 bytes, shared memory: $runs runs of $ppn round trips, builds alternating"
@@ -224,6 +241,16 @@ gen=$out/generated.md
   echo "|---|---|---|"
   cat "$out/rows.rma"
   echo
+  if [ -s "$out/rows.vcis" ]; then
+    echo "One source per VCI: MPICH + mpitev built with per-VCI locks (\`build.sh mpitev-vcis\`:"
+    echo "\`--enable-thread-cs=per-vci --with-ch4-max-vcis=4\`), the shared-memory unexpected path above with"
+    echo "\`MPIR_CVAR_CH4_NUM_VCIS\` 1 and 2; the second column against the same VCI count without a tool."
+    echo
+    echo "| build (per-VCI locks) | instructions per message | vs. no tool |"
+    echo "|---|---|---|"
+    cat "$out/rows.vcis"
+    echo
+  fi
   echo "Ping-pong (8 bytes, shared memory, $ppn round trips per run, $runs runs alternating the builds),"
   echo "time per round trip against events compiled out:"
   echo
