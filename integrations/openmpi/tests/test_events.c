@@ -246,7 +246,9 @@ static const char *const all_events[] = {
     "unexpected_remove", "send_posted",        "recv_posted",       "transfer_begin",
     "transfer_end",     "request_complete",    "request_cancel",    "comm_create",
     "comm_free",
-    "win_create",       "win_free"};
+    "win_create",       "win_free",            "put_started",       "put_complete",
+    "get_started",      "get_complete",        "accumulate_started", "accumulate_complete",
+    "lock_acquired",    "lock_released",       "sync_begin",        "sync_end"};
 #define NALL ((int)(sizeof all_events / sizeof all_events[0]))
 #define L_ARRIVED "bytes seq source tag"
 #define L_SEARCH "seq request_id source tag queue_length found"
@@ -256,10 +258,14 @@ static const char *const all_events[] = {
 #define L_CANCEL "request_id peer tag is_send cancelled"
 #define L_COMM "key parent_key rank size"
 #define L_WIN "key comm_key bytes rank size"
+#define L_RMA "target_disp bytes op_id target op"
+#define L_LOCK "target lock_type"
+#define L_SYNC "kind target"
 static const char *const all_elements[NALL] = {
     L_ARRIVED, L_SEARCH, L_SEARCH, L_SEARCH, L_SEARCH, L_POSTED, L_POSTED, L_UNEXPECTED,
     L_UNEXPECTED, L_REQUEST, L_REQUEST, L_REQUEST, L_REQUEST, L_REQUEST, L_CANCEL, L_COMM, L_COMM,
-    L_WIN,     L_WIN};
+    L_WIN,     L_WIN,        L_RMA,    L_RMA,    L_RMA,    L_RMA,    L_RMA,   L_RMA,
+    L_LOCK,    L_LOCK,       L_SYNC,   L_SYNC};
 
 static void check_types_enums_sources(void)
 {
@@ -276,9 +282,9 @@ static void check_types_enums_sources(void)
                                   NULL, &bind));
         CHECK(strcmp(name, all_events[i]) == 0);
         CHECK_EQ(nl, (int)strlen(all_events[i]) + 1);
-        /* win_free is bound to the window; everything else to a communicator */
-        CHECK_EQ(bind, strcmp(all_events[i], "win_free") == 0 ? MPI_T_BIND_MPI_WIN
-                                                               : MPI_T_BIND_MPI_COMM);
+        /* win_free and the one-sided family (after it in the list) are bound to the
+         * window; everything else to a communicator */
+        CHECK_EQ(bind, i >= NALL - 11 ? MPI_T_BIND_MPI_WIN : MPI_T_BIND_MPI_COMM);
         CHECK(e != MPI_T_ENUM_NULL);
         T_OK(MPI_T_enum_get_info(e, &nn, en, &el));
         CHECK_EQ(nn, num);
@@ -309,10 +315,10 @@ static void check_types_enums_sources(void)
                                   NULL, NULL),
              MPI_T_ERR_INVALID_INDEX);
 
-    /* sources: ompi_pml ordered; ompi_pml_mt and ompi_comm unordered; one clock */
+    /* sources: ompi_pml ordered; ompi_pml_mt, ompi_comm and ompi_osc unordered; one clock */
     int nsrc = 0;
     T_OK(MPI_T_source_get_num(&nsrc));
-    CHECK_EQ(nsrc, 3);
+    CHECK_EQ(nsrc, 4);
     for (int s = 0; s < nsrc && s < 16; s++) {
         char sn[32];
         int sl = (int)sizeof sn;
@@ -322,7 +328,7 @@ static void check_types_enums_sources(void)
         ordered[s] = order == MPI_T_SOURCE_ORDERED;
         CHECK_EQ(ordered[s], strcmp(sn, "ompi_pml") == 0);
         CHECK(strcmp(sn, "ompi_pml") == 0 || strcmp(sn, "ompi_pml_mt") == 0 ||
-              strcmp(sn, "ompi_comm") == 0);
+              strcmp(sn, "ompi_comm") == 0 || strcmp(sn, "ompi_osc") == 0);
         CHECK(max_ticks > 0);
         CHECK_EQ(tps, 1000000000);
     }
