@@ -140,6 +140,7 @@ row "Open MPI + mpitev, empty callback (all $ntypes_rma types)" "$(per_msg mpite
 path=shm
 
 echo "ping-pong, 8 bytes, shared memory: $runs runs of $ppn round trips, builds alternating"
+load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 : >"$out/pp"
 for r in $(seq 1 "$runs"); do
   for v in $variants; do
@@ -210,9 +211,10 @@ commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
   echo "fits and takes the same path, so the count does not depend on timing; vader's default fast box"
   echo "holds a few dozen)."
   echo "\"Empty callback (all $ntypes types)\" registers an empty callback on every type of Open MPI + mpitev a"
-  echo "tool can bind to \`MPI_COMM_WORLD\` or to no object (\`win_free\` needs a window); \"empty PERUSE"
-  echo "callback\" registers one on every event \`PERUSE_Query_supported_events\` lists"
-  echo "(\`PERUSE_Event_comm_register\` on \`MPI_COMM_WORLD\`, \`PERUSE_Event_activate\`): PERUSE calls it"
+  echo "tool can bind to \`MPI_COMM_WORLD\` or to no object (the window types need a window); \"empty"
+  echo "PERUSE callback\" registers one on each of ob1's $nperuse PERUSE events (those"
+  echo "\`PERUSE_Query_supported_events\` lists, less the \`PERUSE_CUSTOM_EVENT\` marker;"
+  echo "\`PERUSE_Event_comm_register\` on \`MPI_COMM_WORLD\`, \`PERUSE_Event_activate\`): PERUSE calls it"
   echo "synchronously from ob1, mpitev buffers the instance and delivers it at the call's exit or from"
   echo "\`opal_progress\`."
   echo
@@ -230,7 +232,9 @@ commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
   cat "$out/rows.rma"
   echo
   echo "Ping-pong (8 bytes, shared memory, Open MPI's default vader settings, $ppn round trips per run,"
-  echo "$runs runs alternating the builds), time per round trip against events compiled out:"
+  echo "$runs runs alternating the builds; load average $load when they started, on $(nproc) cores), time"
+  echo "per round trip against events compiled out. Wall time on a shared machine: the instruction counts"
+  echo "above are the figures to compare."
   echo
   echo "| build | statistic | time per round trip (us) | compiled out (us) | ratio |"
   echo "|---|---|---|---|---|"
