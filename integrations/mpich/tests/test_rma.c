@@ -22,25 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures, my_rank = -1;
-#define CHECK(c)                                                                            \
-    do {                                                                                    \
-        if (!(c)) {                                                                         \
-            fprintf(stderr, "[rank %d] check failed at %s:%d: %s\n", my_rank, __FILE__,      \
-                    __LINE__, #c);                                                          \
-            failures++;                                                                     \
-        }                                                                                   \
-    } while (0)
-#define CHECK_EQ(a, b)                                                                      \
-    do {                                                                                    \
-        long long a_ = (long long)(a), b_ = (long long)(b);                                 \
-        if (a_ != b_) {                                                                     \
-            fprintf(stderr, "[rank %d] check failed at %s:%d: %s == %s (%lld vs %lld)\n",   \
-                    my_rank, __FILE__, __LINE__, #a, #b, a_, b_);                           \
-            failures++;                                                                     \
-        }                                                                                   \
-    } while (0)
-#define T_OK(call) CHECK_EQ((call), MPI_SUCCESS)
+#include "mpit_check.h"
 
 enum { F_DISP, F_BYTES, F_OPID, F_TARGET, F_OP, F_LOCK, F_KIND, F_KEY, F_COMM_KEY, F_RANK,
        F_SIZE, NF };
@@ -355,8 +337,8 @@ int main(int argc, char **argv)
     free_window_regs(&wa);
     free_window_regs(&wb);
     T_OK(MPI_T_event_handle_free(created.h, NULL, NULL));
-    int total = 0;
-    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    int mine = failures, total = 0;
+    MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     T_OK(MPI_T_finalize());
     MPI_Finalize();
     if (rank == 0)

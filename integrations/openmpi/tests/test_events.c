@@ -43,25 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures, my_rank = -1;
-#define CHECK(c)                                                                            \
-    do {                                                                                    \
-        if (!(c)) {                                                                         \
-            fprintf(stderr, "[rank %d] check failed at %s:%d: %s\n", my_rank, __FILE__,      \
-                    __LINE__, #c);                                                          \
-            failures++;                                                                     \
-        }                                                                                   \
-    } while (0)
-#define CHECK_EQ(a, b)                                                                      \
-    do {                                                                                    \
-        long long a_ = (long long)(a), b_ = (long long)(b);                                 \
-        if (a_ != b_) {                                                                     \
-            fprintf(stderr, "[rank %d] check failed at %s:%d: %s == %s (%lld vs %lld)\n",   \
-                    my_rank, __FILE__, __LINE__, #a, #b, a_, b_);                           \
-            failures++;                                                                     \
-        }                                                                                   \
-    } while (0)
-#define T_OK(call) CHECK_EQ((call), MPI_SUCCESS)
+#include "mpit_check.h"
 
 enum { F_SOURCE, F_TAG, F_PEER, F_QLEN, F_FOUND, F_BYTES, F_SEQ, F_REQ, F_IS_SEND, F_KEY,
        F_PARENT, F_COMM_KEY, F_RANK, F_SIZE, F_CANCELLED, NF };
