@@ -40,6 +40,9 @@ for v in "$@"; do
 done
 
 log() { echo "mpich build: $*"; }
+snap= # build_variant's snapshot of the series and include/mpitev, removed on exit
+trap '[ -z "$snap" ] || rm -rf "$snap"' EXIT
+trap 'exit 1' HUP INT TERM
 
 # ---- Prerequisites (Debian packages; prereqs.sh installs only what is missing).
 [ "$print_key" = 1 ] || sh "$root/cmake/prereqs.sh" gcc make dpkg-dev libfabric-dev libhwloc-dev ccache \
@@ -101,12 +104,20 @@ build_variant() {
   # the mpitev variants vendor include/mpitev and apply the patch series
   case $v in mpitev*) vendored=1 ;; *) vendored=0 ;; esac
   keysrc="debian=$debver flags=$flags cflags=$cflags recipe=$recipe"
+  snap=
   if [ "$vendored" = 1 ]; then
-    keysrc="$keysrc patches=$(tree_hash "$here/patches") mpitev=$(tree_hash "$root/include/mpitev")"
+    # The series and include/mpitev as they are now, hashed into the key and later built:
+    # a run that waits for another's build (the lock below) must not build a series or
+    # an include/mpitev changed meanwhile into an install keyed by the earlier ones.
+    snap=$(mktemp -d)
+    cp -a "$here/patches" "$snap/patches"
+    cp -a "$root/include/mpitev" "$snap/mpitev"
+    keysrc="$keysrc patches=$(tree_hash "$snap/patches") mpitev=$(tree_hash "$snap/mpitev")"
   fi
   key=$(printf '%s %s' "$v" "$keysrc" | sha256sum | cut -c1-12)
   prefix=$cache/install/$v-$key
   if [ "$print_key" = 1 ]; then
+    [ -z "$snap" ] || rm -rf "$snap"
     echo "$v $key $prefix"
     return 0
   fi
@@ -126,13 +137,13 @@ build_variant() {
     if [ "$vendored" = 1 ]; then
       # The vendored library, as an MPICH maintainer would keep it: modules/mpitev.
       mkdir -p "$bdir/modules/mpitev/include"
-      cp -a "$root/include/mpitev" "$bdir/modules/mpitev/include/"
+      cp -a "$snap/mpitev" "$bdir/modules/mpitev/include/mpitev"
       # The series (git format-patch commits, patches/series in order), applied with
       # patch -p1 as a git am would apply them (check-series.sh builds after each one).
       while read -r p; do
         case $p in ''|\#*) continue ;; esac
-        patch -s -p1 -d "$bdir" <"$here/patches/$p"
-      done <"$here/patches/series"
+        patch -s -p1 -d "$bdir" <"$snap/patches/$p"
+      done <"$snap/patches/series"
       # The tarball's generated bindings of the 18 functions mpitev's adapter now provides
       # (the patched generator no longer writes them).
       rm -f "$bdir"/src/binding/c/mpit/event_*.c "$bdir"/src/binding/c/mpit/source_*.c
@@ -168,6 +179,7 @@ build_variant() {
   fi
   ln -sfn "$prefix" "$link"
   exec 9>&-
+  [ -z "$snap" ] || rm -rf "$snap"
   log "$v: $link -> $prefix"
 }
 

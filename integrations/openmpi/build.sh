@@ -40,6 +40,9 @@ for v in "$@"; do
 done
 
 log() { echo "openmpi build: $*"; }
+snap= # build_variant's snapshot of the series and include/mpitev, removed on exit
+trap '[ -z "$snap" ] || rm -rf "$snap"' EXIT
+trap 'exit 1' HUP INT TERM
 
 # ---- Prerequisites: the build dependencies these flags use (Debian packages; prereqs.sh
 # installs only what is missing). Debian's Open MPI uses its PMIx, libevent and hwloc; so
@@ -104,12 +107,20 @@ build_variant() {
   case $v in mpitev*) vendored=1 ;; *) vendored=0 ;; esac
   script=$(sha256sum "$here/build.sh" | cut -c1-16)
   keysrc="debian=$debver flags=$flags cflags=$cflags build.sh=$script"
+  snap=
   if [ "$vendored" = 1 ]; then
-    keysrc="$keysrc patches=$(tree_hash "$here/patches") mpitev=$(tree_hash "$root/include/mpitev")"
+    # The series and include/mpitev as they are now, hashed into the key and later built:
+    # a run that waits for another's build (the locks below) must not build a series or
+    # an include/mpitev changed meanwhile into an install keyed by the earlier ones.
+    snap=$(mktemp -d)
+    cp -a "$here/patches" "$snap/patches"
+    cp -a "$root/include/mpitev" "$snap/mpitev"
+    keysrc="$keysrc patches=$(tree_hash "$snap/patches") mpitev=$(tree_hash "$snap/mpitev")"
   fi
   key=$(printf '%s %s' "$v" "$keysrc" | sha256sum | cut -c1-12)
   prefix=$cache/install/$v-$key
   if [ "$print_key" = 1 ]; then
+    [ -z "$snap" ] || rm -rf "$snap"
     echo "$v $key $prefix"
     return 0
   fi
@@ -132,11 +143,11 @@ build_variant() {
     if [ "$vendored" = 1 ]; then
       # The vendored library, where the series' build files look for it.
       mkdir -p "$bdir/3rd-party/mpitev/include"
-      cp -a "$root/include/mpitev" "$bdir/3rd-party/mpitev/include/"
+      cp -a "$snap/mpitev" "$bdir/3rd-party/mpitev/include/mpitev"
       while read -r p; do
         case $p in ''|\#*) continue ;; esac
-        patch -s -p1 -d "$bdir" <"$here/patches/$p"
-      done <"$here/patches/series"
+        patch -s -p1 -d "$bdir" <"$snap/patches/$p"
+      done <"$snap/patches/series"
     fi
     # As debian/rules does (override_dh_update_autotools_config): Debian's patches change
     # configure.ac and Makefile.am files, and so does the series.
@@ -173,6 +184,7 @@ build_variant() {
   fi
   ln -sfn "$prefix" "$link"
   exec 9>&-
+  [ -z "$snap" ] || rm -rf "$snap"
   log "$v: $link -> $prefix"
 }
 
