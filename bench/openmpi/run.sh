@@ -86,23 +86,9 @@ ir() {
     { cat "$f.log" >&2; return 1; }
   awk '$1 == "totals:" || $1 == "summary:" { print $2; exit }' "$f"
 }
-# irmin VARIANT K MODE: the least Ir of $repeat runs (opal_progress runs libevent's loop
-# when enough time has passed: a run may count a few more instructions, never fewer)
 repeat=${OPENMPI_BENCH_REPEAT:-3}
-irmin() {
-  m=
-  for i in $(seq 1 "$repeat"); do
-    x=$(ir "$@")
-    if [ -z "$m" ] || [ "$x" -lt "$m" ]; then m=$x; fi
-  done
-  echo "$m"
-}
-# per_msg VARIANT MODE: (Ir(2K) - Ir(K)) / K
+. "$root/bench/mpi_common.sh"
 path=shm
-per_msg() {
-  a=$(irmin "$1" $((2 * k)) "$2") b=$(irmin "$1" "$k" "$2")
-  awk -v a="$a" -v b="$b" -v k="$k" 'BEGIN { printf "%.0f", (a - b) / k }'
-}
 row() { # label value
   d=$(awk -v v="$2" -v b="$base" 'BEGIN { d = v - b; printf "%s%d (%s%.1f %%)", (d >= 0 ? "+" : ""), d, (d >= 0 ? "+" : ""), 100 * d / b }')
   printf '%-62s %6s  %s\n' "$1" "$2" "$d"
@@ -150,44 +136,16 @@ for r in $(seq 1 "$runs"); do
     echo "$v $t" >>"$out/pp"
   done
 done
-stat() { # variant min|median
-  awk -v v="$1" '$1 == v { print $2 }' "$out/pp" | sort -g |
-    awk -v w="$2" '{ a[NR] = $1 } END { if (w == "min") print a[1]; else print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
-}
-: >"$out/pprows"
-for v in mpitev mpitev-disabled stock-peruse; do
-  for w in min median; do
-    a=$(stat "$v" "$w") b=$(stat stock "$w")
-    ratio=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", a / b }')
-    printf '%-16s %-6s %8s us vs %8s us (compiled out): ratio %s\n' "$v" "$w" "$a" "$b" "$ratio"
-    printf '| %s | %s | %s | %s | %s |\n' "$v" "$w" "$a" "$b" "$ratio" >>"$out/pprows"
-  done
-done
+pingpong_ratios stock mpitev mpitev-disabled stock-peruse
 
 # the plot
-if command -v gnuplot >/dev/null; then
-  awk -F' [|] ' '{ gsub(/^[|] /, "", $1); printf "\"%s\" %s\n", $1, $2 }' "$out/rows" |
-    sed -e 's/ (stock Open MPI, no tool)//; s/Open MPI + mpitev/mpitev/; s/Open MPI --enable-peruse/PERUSE/; s/empty callback/cb/; s/empty PERUSE callback/cb/' \
-    >"$out/plot.dat"
-  gnuplot <<GP
-set terminal pngcairo size 1000,540 noenhanced font ",10"
-set output "$out/performance-openmpi.png"
-set title "Open MPI 4.1.4: instructions per message on ob1's unexpected path (receiving rank, callgrind)"
-set ylabel "instructions per message"
-set style fill solid 0.6 border -1
-set boxwidth 0.6
-set bmargin 7
-set xtics rotate by -20
-set yrange [0:*]
-set offsets 0, 0, graph 0.1, 0
-set grid ytics
-unset key
-plot "$out/plot.dat" using 0:2:xtic(1) with boxes lc rgb "#a5533a", "" using 0:2:2 with labels offset 0,1
-GP
-fi
+awk -F' [|] ' '{ gsub(/^[|] /, "", $1); printf "\"%s\" %s\n", $1, $2 }' "$out/rows" |
+  sed -e 's/ (stock Open MPI, no tool)//; s/Open MPI + mpitev/mpitev/; s/Open MPI --enable-peruse/PERUSE/; s/empty callback/cb/; s/empty PERUSE callback/cb/' \
+  >"$out/plot.dat"
+plot_bars "$out/plot.dat" "$out/performance-openmpi.png" \
+  "Open MPI 4.1.4: instructions per message on ob1's unexpected path (receiving rank, callgrind)" "#a5533a"
 
 [ "${MPITEV_OPENMPI_NOWRITE:-0}" = 1 ] && exit 0
-doc=$root/docs/performance.md
 gen=$out/generated.md
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
 {
@@ -246,12 +204,4 @@ commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
   echo
   echo "<!-- openmpi:end -->"
 } >"$gen"
-if grep -q '^<!-- openmpi:begin' "$doc"; then
-  awk -v gen="$gen" '/^<!-- openmpi:begin/ { while ((getline l < gen) > 0) print l; skip = 1; next }
-    /^<!-- openmpi:end/ { skip = 0; next } !skip' "$doc" >"$out/doc.md"
-else
-  { cat "$doc"; echo; cat "$gen"; } >"$out/doc.md"
-fi
-cp "$out/doc.md" "$doc"
-[ -f "$out/performance-openmpi.png" ] && cp "$out/performance-openmpi.png" "$root/docs/performance-openmpi.png"
-echo "wrote docs/performance.md (openmpi section) and docs/performance-openmpi.png"
+write_section openmpi "$gen"
