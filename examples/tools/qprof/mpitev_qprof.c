@@ -8,7 +8,8 @@
  *   search_unexpected_begin / _end               search of the unexpected queue
  * with their elements queue_length (depth after the change; at a search's begin, the
  * entries it may examine), source, found, request_id (posted entries) and seq (unexpected
- * entries); without queue_length the depth is counted from inserts/removes. And the
+ * entries); without queue_length (or where it is -1, unknown) the depth is counted from
+ * inserts/removes. And the
  * one-sided ones, bound to windows: put_started, get_started, accumulate_started and
  * their _complete (element bytes), lock_acquired, lock_released, sync_begin and sync_end
  * (element kind) -- qprof_rma.c.
@@ -236,6 +237,14 @@ static struct qp_stats *comm_stats(int comm, int q)
     return comm >= 0 && comm < qp.ncomm ? &qp.comm[comm * Q_NUM + q] : NULL;
 }
 
+/* The record's queue_length, or fallback where the type has none or the MPI did not know
+ * it (the catalogue's -1: Open MPI's ob1 keeps no queue lengths) */
+static long queue_length(const struct tc_type *t, const struct qtype *k, const struct tc_record *r, long fallback)
+{
+    long v = k->e_len >= 0 ? (long)tc_elem_int(t, r, k->e_len) : -1;
+    return v >= 0 ? v : fallback;
+}
+
 static void insert(int q, const struct tc_type *t, const struct qtype *k, const struct tc_record *r, double now)
 {
     struct entry e = {k->e_key >= 0 ? (uint64_t)tc_elem_int(t, r, k->e_key) : 0, now, r->comm,
@@ -250,7 +259,7 @@ static void insert(int q, const struct tc_type *t, const struct qtype *k, const 
     shadow[q][shadow_n[q]++] = e;
     struct qp_stats *a = &qp.all[q], *c = comm_stats(r->comm, q);
     a->inserts++;
-    a->depth = k->e_len >= 0 ? tc_elem_int(t, r, k->e_len) : a->depth + 1;
+    a->depth = queue_length(t, k, r, a->depth + 1);
     if (a->depth > a->max_depth)
         a->max_depth = a->depth;
     if (c) {
@@ -276,7 +285,7 @@ static void remove_entry(int q, const struct tc_type *t, const struct qtype *k, 
 {
     struct qp_stats *a = &qp.all[q], *c = comm_stats(r->comm, q);
     a->removes++;
-    a->depth = k->e_len >= 0 ? tc_elem_int(t, r, k->e_len) : (a->depth > 0 ? a->depth - 1 : 0);
+    a->depth = queue_length(t, k, r, a->depth > 0 ? a->depth - 1 : 0);
     if (c && c->depth > 0)
         c->depth--;
     if (c)
@@ -364,7 +373,7 @@ static void process(const struct tc_record *r)
     case R_SEARCH_BEGIN:
         pending[k->which].active = 1;
         pending[k->which].t = now;
-        pending[k->which].len = k->e_len >= 0 ? tc_elem_int(t, r, k->e_len) : shadow_n[k->which];
+        pending[k->which].len = queue_length(t, k, r, shadow_n[k->which]);
         return;
     case R_SEARCH_END:
         search_end(k->which, t, k, r, now);
