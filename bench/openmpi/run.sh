@@ -69,7 +69,7 @@ while [ "$fbox" -lt $((64 * (2 * k + 200))) ]; do fbox=$((fbox * 2)); done
 seg=$((8 * fbox))
 [ "$seg" -ge 4194304 ] || seg=4194304
 mca="--mca btl vader,self --mca btl_vader_fbox_threshold 1 --mca btl_vader_fbox_size $fbox --mca btl_vader_segment_size $seg"
-run="--allow-run-as-root $mca -x LD_BIND_NOW=1"
+run="--allow-run-as-root --mca plm_rsh_agent false $mca -x LD_BIND_NOW=1"
 
 # ir VARIANT K MODE: instructions of rank 1 inside bench_pattern (PATH shm) or bench_rma
 # (PATH rma).
@@ -131,7 +131,7 @@ load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 for r in $(seq 1 "$runs"); do
   for v in $variants; do
     # shellcheck disable=SC2086
-    t=$("$dir/$v/bin/mpirun" --allow-run-as-root --mca btl vader,self -n 2 "$out/unexp.$v" pingpong "$ppn" |
+    t=$("$dir/$v/bin/mpirun" --allow-run-as-root --mca plm_rsh_agent false --mca btl vader,self -n 2 "$out/unexp.$v" pingpong "$ppn" |
       awk '/^pingpong/ { print $2 }')
     echo "$v $t" >>"$out/pp"
   done
