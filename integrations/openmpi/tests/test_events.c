@@ -94,21 +94,8 @@ static void on_event(MPI_T_event_instance inst, MPI_T_event_registration h, MPI_
     if (r->nrec < MAXREC) {
         struct rec *x = &r->rec[r->nrec++];
         x->order = deliveries;
-        for (int f = 0; f < NF; f++) {
-            x->v[f] = INT64_MIN;
-            if (r->field[f] < 0)
-                continue;
-            unsigned char buf[16] = {0};
-            if (MPI_T_event_read(inst, r->field[f], buf) != MPI_SUCCESS)
-                continue;
-            if (r->dtype[f] == MPI_INT32_T) {
-                int32_t v;
-                memcpy(&v, buf, 4);
-                x->v[f] = v;
-            } else {
-                memcpy(&x->v[f], buf, 8);
-            }
-        }
+        for (int f = 0; f < NF; f++)
+            x->v[f] = mpit_read_int(inst, r->field[f], r->dtype[f]);
     }
     pthread_mutex_unlock(&lock);
     if (r->reenter && in_mpi) { /* allowed at NONE: re-enters MPI while it delivers */
