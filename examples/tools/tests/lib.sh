@@ -15,6 +15,23 @@ png_size() {
     [ "$sig" = "89504e470d0a1a0a" ] && [ "$ihdr" = "IHDR" ] || return 0
     od -An -tu1 -j16 -N8 "$1" | awk '{ print $1*16777216+$2*65536+$3*256+$4, $5*16777216+$6*65536+$7*256+$8 }'
 }
+# build_tools MPICC TOOLS_DIR: the tools of examples/tools (TOOLS_DIR) built with an MPI's
+# MPICC as shared libraries in the current directory, libmpitev_{logger,qprof,otf2}.so,
+# as an MPI's user would build them (the tracer only where OTF2 is installed: otf2=1)
+build_tools() {
+    cc="$1 -std=c11 -O1 -g -Wall -Wextra -Wpedantic -Werror -fPIC"
+    common=$(ls "$2"/common/*.c)
+    # shellcheck disable=SC2086
+    $cc -shared -I"$2/common" $common "$2"/logger/*.c -o libmpitev_logger.so -pthread || fail "logger build"
+    # shellcheck disable=SC2086
+    $cc -shared -I"$2/common" $common "$2"/qprof/*.c -o libmpitev_qprof.so -pthread -lm || fail "qprof build"
+    otf2=0
+    otf2lib=$(ls /usr/lib/*/libotf2.so /usr/lib/*/libopen-trace-format2.so 2>/dev/null | head -1 | sed 's|.*/lib\(.*\)\.so$|\1|')
+    if [ -f /usr/include/otf2/otf2.h ] && [ -n "$otf2lib" ] && command -v otf2-print >/dev/null; then
+        # shellcheck disable=SC2086
+        $cc -shared -I"$2/common" $common "$2"/otf2/*.c -o libmpitev_otf2.so -pthread -l"$otf2lib" && otf2=1 || fail "otf2 build"
+    fi
+}
 finish() {
     if [ "$fails" -ne 0 ]; then echo "$fails check(s) failed"; exit 1; fi
     echo "all checks passed"
