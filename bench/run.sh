@@ -184,29 +184,18 @@ if [ "$short" != 1 ] && [ -z "$only" ]; then
   echo
   echo "wrote docs/performance.md (generated section) and docs/performance.png"
 fi
-# MPICH's figures (bench/mpich/run.sh), area "mpich": when MPICH + mpitev is built (by
-# tests/run.sh; bench/mpich/run.sh builds the builds it lacks, cached). It
-# writes its own section of docs/performance.md, except under MPITEV_BENCH_ONLY (as the
-# rest of this script).
-mpich_dir=$root/build/integrations/mpich
-if [ "$short" != 1 ] && wanted mpich; then
-  if [ -x "$mpich_dir/mpitev/bin/mpicc" ]; then
-    echo
-    if [ -n "$only" ]; then MPITEV_MPICH_NOWRITE=1 sh "$root/bench/mpich/run.sh"; else sh "$root/bench/mpich/run.sh"; fi
+# The MPIs' figures (bench/mpich/run.sh, bench/openmpi/run.sh), areas "mpich" and
+# "openmpi": when the MPI + mpitev is built (by tests/run.sh, or build.sh mpitev; each
+# script builds, cached, the other builds it compares). Each writes its own section of
+# docs/performance.md, except under MPITEV_BENCH_ONLY (as the rest of this script).
+for mpi in mpich openmpi; do
+  [ "$short" != 1 ] && wanted $mpi || continue
+  echo
+  if [ ! -x "$root/build/integrations/$mpi/mpitev/bin/mpicc" ]; then
+    echo "bench: the $mpi figures need it built with mpitev (sh integrations/$mpi/build.sh mpitev), then sh bench/$mpi/run.sh"
+  elif [ -n "$only" ]; then
+    env "MPITEV_$(echo $mpi | tr a-z A-Z)_NOWRITE=1" sh "$root/bench/$mpi/run.sh"
   else
-    echo "bench: MPICH's figures need MPICH + mpitev built (sh tests/run.sh or sh integrations/mpich/build.sh mpitev), then sh bench/mpich/run.sh"
+    sh "$root/bench/$mpi/run.sh"
   fi
-fi
-# Open MPI's figures (bench/openmpi/run.sh), area "openmpi": when Open MPI + mpitev is
-# built (sh integrations/openmpi/build.sh mpitev; bench/openmpi/run.sh builds the other
-# three builds it compares, cached). Its own section of docs/performance.md, except under
-# MPITEV_BENCH_ONLY.
-openmpi_dir=$root/build/integrations/openmpi
-if [ "$short" != 1 ] && wanted openmpi; then
-  if [ -x "$openmpi_dir/mpitev/bin/mpicc" ]; then
-    echo
-    if [ -n "$only" ]; then MPITEV_OPENMPI_NOWRITE=1 sh "$root/bench/openmpi/run.sh"; else sh "$root/bench/openmpi/run.sh"; fi
-  else
-    echo "bench: Open MPI's figures need Open MPI + mpitev built (sh integrations/openmpi/build.sh mpitev), then sh bench/openmpi/run.sh"
-  fi
-fi
+done
