@@ -22,18 +22,23 @@ per_msg() {
 }
 
 # pingpong_ratios BASE VARIANT...: from $out/pp (lines "variant microseconds"), each
-# variant's minimum and median against BASE's, printed and written to $out/pprows
+# variant's minimum and median against BASE's, printed and written to $out/pprows (one
+# row per variant, under PPHEAD)
+PPHEAD='| build | min (us) | compiled out (us) | ratio | median (us) | compiled out (us) | ratio |
+|---|---|---|---|---|---|---|'
 pingpong_ratios() {
   base_v=$1
   shift
   : >"$out/pprows"
   for v in "$@"; do
+    printf '| %s |' "$v" >>"$out/pprows"
     for w in min median; do
       a=$(pp_stat "$v" "$w") b=$(pp_stat "$base_v" "$w")
       ratio=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", a / b }')
       printf '%-16s %-6s %8s us vs %8s us (compiled out): ratio %s\n' "$v" "$w" "$a" "$b" "$ratio"
-      printf '| %s | %s | %s | %s | %s |\n' "$v" "$w" "$a" "$b" "$ratio" >>"$out/pprows"
+      printf ' %s | %s | %s |' "$a" "$b" "$ratio" >>"$out/pprows"
     done
+    echo >>"$out/pprows"
   done
 }
 pp_stat() { # variant min|median

@@ -161,58 +161,41 @@ gen=$out/generated.md
   echo
   echo "## MPICH 4.0.2 with mpitev (integrations/mpich)"
   echo
-  echo "Generated $(date -u +%Y-%m-%d) by \`sh bench/mpich/run.sh $k\` (or \`bench/run.sh\` when the MPICH builds"
-  echo "exist): $(gcc --version | head -1), $(valgrind --version), $(uname -m). The three builds of"
-  echo "\`integrations/mpich/build.sh\` (same flags, -O2 -g, ch4:ofi, shared memory between the two ranks),"
-  echo "and MPICH + mpitev configured \`--disable-mpit-events\` (raise sites and drains compiled out: what"
-  echo "the patch series costs without events)."
-  echo "Instructions of the receiving rank inside the exchange of \`bench/mpich/unexp.c\` (rank 1 waits,"
-  echo "making no progress, until rank 0 has sent everything; a barrier moves every message into the"
-  echo "unexpected queue; rank 1 receives them in order), \`(Ir(K=$((2 * k))) - Ir(K=$k)) / $k\`: one message's"
-  echo "arrival, queueing, matching and copy, with one progress poll (shared memory and network module) per"
-  echo "message (enough shared-memory cells for all of them: \`MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_NUM_CELLS\`, so"
-  echo "the count does not depend on timing)."
-  echo "\"Empty callback (2 types)\" registers an empty callback on \`unexp_message_enqueued\` and"
-  echo "\`unexp_message_dequeued\`, the two types stock MPICH has; \"all $ntypes types\" on every type of MPICH + mpitev"
-  echo "a tool can bind to \`MPI_COMM_WORLD\` or to no object (the window types need a window)."
+  echo "Generated $(date -u +%Y-%m-%d) by \`sh bench/mpich/run.sh $k\` (or \`bench/run.sh\`): $(gcc --version | head -1),"
+  echo "$(valgrind --version), $(uname -m); the builds of \`integrations/mpich/build.sh\` (-O2 -g, ch4:ofi, shared memory)."
+  echo "The receiving rank in the exchange of \`bench/mpich/unexp.c\` ([Method](#method)), \`(Ir(K=$((2 * k))) - Ir(K=$k)) / $k\`,"
+  echo "one progress poll per message (\`MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_NUM_CELLS\`: a cell for each). \"2 types\":"
+  echo "\`unexp_message_enqueued\` and \`unexp_message_dequeued\`, stock MPICH's; \"all $ntypes types\": every type a tool"
+  echo "can bind to \`MPI_COMM_WORLD\` or to no object. What the figures mean: integrations/mpich/README.md, Performance."
   echo
   echo "| build | instructions per message | vs. events compiled out |"
   echo "|---|---|---|"
   cat "$out/rows"
   echo
-  echo "The same messages through the network module with libfabric's tagged matching"
-  echo "(\`MPIR_CVAR_NOLOCAL=1\`, MPICH's default between nodes; libfabric's tcp provider on the loopback"
-  echo "interface), rank 1's K receives only (\`unexp K MODE net\`: it probes for the last message first,"
-  echo "unmeasured, so that all K wait in the provider and no count depends on when they arrive):"
-  echo "MPICH's own events have no raise site on this path."
+  echo "The network module, libfabric's tagged matching (\`MPIR_CVAR_NOLOCAL=1\`, tcp on the loopback; \`unexp K MODE net\`:"
+  echo "rank 1's K receives only, all K waiting in the provider), where MPICH's own events raise none:"
   echo
   echo "| build (network path) | instructions per message | vs. events compiled out |"
   echo "|---|---|---|"
   cat "$out/rows.net"
   echo
-  echo "One-sided (\`unexp rma\`): instructions of the origin per round of an 8-byte \`MPI_Put\`, an 8-byte"
-  echo "\`MPI_Get\` and an \`MPI_Win_flush\` in a \`MPI_Win_lock_all\` epoch, shared memory; with a tool, the"
-  echo "window's one-sided types too."
+  echo "One-sided (\`unexp rma\`): the origin per round of an 8-byte put, get and flush in a lock_all epoch:"
   echo
   echo "| build (put/get) | instructions per round | vs. events compiled out |"
   echo "|---|---|---|"
   cat "$out/rows.rma"
   echo
   if [ -s "$out/rows.vcis" ]; then
-    echo "One source per VCI: MPICH + mpitev built with per-VCI locks (\`build.sh mpitev-vcis\`:"
-    echo "\`--enable-thread-cs=per-vci --with-ch4-max-vcis=4\`), the shared-memory unexpected path above with"
-    echo "\`MPIR_CVAR_CH4_NUM_VCIS\` 1 and 2; the second column against the same VCI count without a tool."
+    echo "One source per VCI (\`build.sh mpitev-vcis\`), \`MPIR_CVAR_CH4_NUM_VCIS\` 1 and 2, against the same count without a tool:"
     echo
     echo "| build (per-VCI locks) | instructions per message | vs. no tool |"
     echo "|---|---|---|"
     cat "$out/rows.vcis"
     echo
   fi
-  echo "Ping-pong (8 bytes, shared memory, $ppn round trips per run, $runs runs alternating the builds),"
-  echo "time per round trip against events compiled out:"
+  echo "Ping-pong, 8 bytes, shared memory, $ppn round trips per run, $runs runs alternating the builds:"
   echo
-  echo "| build | statistic | time per round trip (us) | compiled out (us) | ratio |"
-  echo "|---|---|---|---|---|"
+  echo "$PPHEAD"
   cat "$out/pprows"
   if [ -f "$out/performance-mpich.png" ]; then
     echo
