@@ -65,8 +65,11 @@ struct reg {
     MPI_T_event_registration h;
     long delivered, dropped, freed;
     int nrec, reenter;
+    int hold, held, handed; /* phase 5 (early_round) */
     struct rec rec[MAXREC];
 };
+enum { TAG_EARLY = 4242, TAG_MARKER = 4243, TAG_GO = 4244 };
+static volatile int handed_out; /* phase 5: the dup's comm_create was delivered */
 
 static int64_t last_ts[16];
 static int ordered[16];
@@ -101,6 +104,24 @@ static void on_event(MPI_T_event_instance inst, MPI_T_event_registration h, MPI_
     if (r->reenter && in_mpi) { /* allowed at NONE: re-enters MPI while it delivers */
         int flag;
         MPI_Iprobe(MPI_ANY_SOURCE, 12345, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    }
+    if (r->handed)
+        handed_out = 1;
+    if (r->hold && in_mpi && !handed_out) {
+        /* phase 5: hold the process here (a drain inside MPI_Comm_dup, before it hands
+         * the communicator out) until the marker arrived, for up to half a second: the
+         * sender may need a later message of this process to finish its own
+         * MPI_Comm_dup (the context id's agreement, then the activation, are each an
+         * allreduce over the parent), and this hold then gives up; the next receive's
+         * holds again */
+        int flag = 0;
+        double t0 = MPI_Wtime();
+        while (!flag && MPI_Wtime() - t0 < 0.5)
+            MPI_Iprobe(0, TAG_MARKER, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        if (flag) {
+            r->hold = 0;
+            r->held = 1;
+        }
     }
 }
 static void on_dropped(MPI_Count n, MPI_T_event_registration h, int src, MPI_T_cb_safety s,
@@ -303,6 +324,63 @@ static void check_types_enums_sources(void)
     }
 }
 
+/* MPI_T_category_get_num_events / _get_events: every type in exactly one category, the
+ * group of what raises it (the PML's types, then the communicator and window types, then
+ * the one-sided family, in all_events' order); entries past len left alone. */
+static const char *expected_category(int i)
+{
+    return i < NALL - 14 ? "ompi_pml_ob1" : i < NALL - 10 ? "ompi_mpi" : "ompi_osc";
+}
+static void check_categories(void)
+{
+    int ncat = 0, total = 0, want[NALL], seen[NALL] = {0};
+    T_OK(MPI_T_category_get_num(&ncat));
+    for (int i = 0; i < NALL; i++) {
+        int idx = -1;
+        T_OK(MPI_T_event_get_index(all_events[i], &idx));
+        CHECK(idx >= 0 && idx < NALL);
+        if (idx >= 0 && idx < NALL)
+            want[idx] = i;
+    }
+    for (int c = 0; c < ncat; c++) {
+        int n = -1, ind[NALL + 1];
+        char cn[128];
+        int cl = (int)sizeof cn;
+        /* Open MPI keeps the indices of the groups of components it closed: invalid */
+        int rc = MPI_T_category_get_info(c, cn, &cl, NULL, NULL, NULL, NULL, NULL);
+        if (rc == MPI_T_ERR_INVALID_INDEX) {
+            CHECK_EQ(MPI_T_category_get_num_events(c, &n), MPI_T_ERR_INVALID_INDEX);
+            CHECK_EQ(MPI_T_category_get_events(c, 0, NULL), MPI_T_ERR_INVALID_INDEX);
+            continue;
+        }
+        T_OK(rc);
+        T_OK(MPI_T_category_get_num_events(c, &n));
+        CHECK(n >= 0 && n <= NALL);
+        if (n <= 0 || n > NALL)
+            continue;
+        ind[n - 1] = -7;
+        T_OK(MPI_T_category_get_events(c, n - 1, ind));
+        CHECK_EQ(ind[n - 1], -7);
+        T_OK(MPI_T_category_get_events(c, n, ind));
+        for (int k = 0; k < n; k++) {
+            CHECK(ind[k] >= 0 && ind[k] < NALL);
+            if (ind[k] < 0 || ind[k] >= NALL)
+                continue;
+            seen[ind[k]]++;
+            CHECK(strcmp(cn, expected_category(want[ind[k]])) == 0);
+        }
+        total += n;
+    }
+    CHECK_EQ(total, NALL);
+    for (int i = 0; i < NALL; i++)
+        CHECK_EQ(seen[i], 1);
+    int n;
+    CHECK_EQ(MPI_T_category_get_num_events(ncat, &n), MPI_T_ERR_INVALID_INDEX);
+    CHECK_EQ(MPI_T_category_get_num_events(-1, &n), MPI_T_ERR_INVALID_INDEX);
+    CHECK_EQ(MPI_T_category_get_num_events(0, NULL), MPI_T_ERR_INVALID);
+    CHECK_EQ(MPI_T_category_get_events(ncat, 0, NULL), MPI_T_ERR_INVALID_INDEX);
+}
+
 /* The first source's ticks over a 50 ms wait, converted with its reported rate, against
  * MPI_Wtime over the same wait. */
 static void check_clock(void)
@@ -370,6 +448,97 @@ static int created_from(const struct reg *r, int64_t parent_key)
     return count_where(r, F_PARENT, parent_key);
 }
 
+/* ---------------------------------------------------------------- 5. early arrival */
+/* Rank 0 sends on a communicator rank 1 has not handed to its application yet. Both
+ * duplicate a communicator of the two (pair). Rank 1 holds itself inside its
+ * MPI_Comm_dup: the callback of its search_unexpected_begin on pair (each receive of the
+ * allreduces over pair that create the communicator; delivered by the drain in
+ * opal_progress) probes until a marker rank 0 sends on MPI_COMM_WORLD after the message.
+ * A hold that comes after the dup's comm_create (on pair, delivered at once when the
+ * binding hands the communicator out) does not count. When the marker comes inside a
+ * hold, the message, sent before it on the same channel, has arrived and is queued (or
+ * waits for the communicator) while no tool can have registered on the communicator.
+ * Then rank 1 registers on the new communicator and receives: the message's arrival
+ * events come with the receive's search. Returns 1 for a round that counts. */
+static int early_round(MPI_Comm pair, int rank, int64_t *checked)
+{
+    static char buf[64];
+    int token = 0, held = 0;
+    MPI_Comm c;
+    if (rank == 0) {
+        MPI_Recv(&token, 1, MPI_INT, 1, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Comm_dup(pair, &c);
+        MPI_Send(buf, 44, MPI_BYTE, 1, TAG_EARLY, c);
+        MPI_Send(&token, 1, MPI_INT, 1, TAG_MARKER, MPI_COMM_WORLD);
+        MPI_Recv(&held, 1, MPI_INT, 1, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Comm_free(&c);
+        return held;
+    }
+    /* a tool listening to the two types already (on MPI_COMM_WORLD, as a tool that follows
+     * every communicator from MPI_COMM_WORLD does): ob1 marks what it queues for a
+     * communicator not handed out yet only while someone listens to them */
+    static struct reg hold, created, world[2];
+    MPI_Comm w = MPI_COMM_WORLD;
+    reg_alloc(&world[0], "message_arrived", &w, MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE);
+    reg_alloc(&world[1], "unexpected_insert", &w, MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE);
+    reg_alloc(&hold, "search_unexpected_begin", &pair, MPI_T_CB_REQUIRE_NONE);
+    reg_alloc(&created, "comm_create", &pair, MPI_T_CB_REQUIRE_NONE);
+    created.handed = 1;
+    handed_out = 0;
+    MPI_Send(&token, 1, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD);
+    hold.hold = 1; /* from here on: inside MPI_Comm_dup */
+    MPI_Comm_dup(pair, &c);
+    held = hold.held;
+    hold.hold = 0;
+    CHECK_EQ(created.nrec, 1);
+    /* registered right after creation, before anything is received on it */
+    enum { O_ARRIVED, O_INS, O_REM, O_SU_BEGIN, O_SU_END, NO };
+    static const char *names[NO] = {"message_arrived", "unexpected_insert", "unexpected_remove",
+                                     "search_unexpected_begin", "search_unexpected_end"};
+    static struct reg o[NO];
+    for (int i = 0; i < NO; i++)
+        reg_alloc(&o[i], names[i], &c, MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE);
+    MPI_Recv(buf, 64, MPI_BYTE, 0, TAG_EARLY, c, MPI_STATUS_IGNORE);
+    MPI_Recv(&token, 1, MPI_INT, 0, TAG_MARKER, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    reg_free_all(o, NO);
+    reg_free_all(&hold, 1);
+    reg_free_all(&created, 1);
+    reg_free_all(world, 2);
+    MPI_Send(&held, 1, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD);
+    MPI_Comm_free(&c);
+    if (!held)
+        return 0;
+    /* the message's events, all with its seq: arrival and insert (raised when the receive
+     * first searched the queue), then the search that found it and the removal */
+    CHECK_EQ(o[O_ARRIVED].nrec, 1);
+    CHECK_EQ(o[O_INS].nrec, 1);
+    CHECK_EQ(o[O_REM].nrec, 1);
+    CHECK_EQ(o[O_SU_BEGIN].nrec, 1);
+    CHECK_EQ(o[O_SU_END].nrec, 1);
+    if (o[O_ARRIVED].nrec != 1 || o[O_INS].nrec != 1 || o[O_REM].nrec != 1 ||
+        o[O_SU_BEGIN].nrec != 1 || o[O_SU_END].nrec != 1)
+        return 1;
+    const struct rec *ar = &o[O_ARRIVED].rec[0], *in = &o[O_INS].rec[0],
+                     *rm = &o[O_REM].rec[0], *sb = &o[O_SU_BEGIN].rec[0],
+                     *se = &o[O_SU_END].rec[0];
+    int64_t seq = ar->v[F_SEQ];
+    CHECK(seq != 0);
+    CHECK_EQ(ar->v[F_SOURCE], 0);
+    CHECK_EQ(ar->v[F_TAG], TAG_EARLY);
+    CHECK_EQ(ar->v[F_BYTES], 44);
+    CHECK_EQ(in->v[F_SEQ], seq);
+    CHECK_EQ(in->v[F_SOURCE], 0);
+    CHECK_EQ(in->v[F_TAG], TAG_EARLY);
+    CHECK_EQ(in->v[F_BYTES], 44);
+    CHECK_EQ(rm->v[F_SEQ], seq);
+    CHECK_EQ(se->v[F_SEQ], seq);
+    CHECK_EQ(se->v[F_FOUND], 1);
+    CHECK_EQ(sb->v[F_TAG], TAG_EARLY);
+    CHECK(ar->order < in->order && in->order < sb->order && sb->order < se->order);
+    *checked = seq;
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     int multiple = 0, disabled = 0;
@@ -426,8 +595,9 @@ int main(int argc, char **argv)
         CHECK_EQ(pre[2].rec[0].v[F_SIZE], 1);
     }
 
-    /* ---- 2. enums and sources */
+    /* ---- 2. enums, categories and sources */
     check_types_enums_sources();
+    check_categories();
     check_clock();
 
     /* ---- 3. the pattern */
@@ -843,6 +1013,28 @@ int main(int argc, char **argv)
     }
 
     reg_free_all(pre, 3);
+
+    /* ---- 5. a message that arrives before its receiver has its communicator (the drain
+     * in opal_progress, where the hold runs, is not there with MPI_THREAD_MULTIPLE) */
+    if (!disabled && !multiple) {
+        MPI_Comm pair;
+        MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : MPI_UNDEFINED, rank, &pair);
+        if (pair != MPI_COMM_NULL) {
+            int held = 0, tries = 0;
+            int64_t seq = 0;
+            while (!held && tries++ < 5)
+                held = early_round(pair, rank, &seq);
+            if (!held)
+                fprintf(stderr, "[rank %d] early arrival: in %d rounds, never a message that "
+                        "arrived before its communicator was handed out\n", rank, tries - 1);
+            CHECK(held);
+            if (rank == 1 && held)
+                printf("test_events: a message that arrived before its communicator was handed "
+                       "out (seq %lld) reached its registrations (%d round%s)\n", (long long)seq,
+                       tries, tries > 1 ? "s" : "");
+            MPI_Comm_free(&pair);
+        }
+    }
 
     /* MPI_T_finalize before MPI_Finalize: Open MPI 4.1 crashes in an MPI_T_finalize after
      * MPI_Finalize, with or without this series (open-mpi/ompi#11485) */
