@@ -12,6 +12,8 @@
 #
 # usage: integrations/openmpi/build.sh VARIANT...     (as root on Debian 12; any directory)
 #        integrations/openmpi/build.sh --key VARIANT  prints the cache key and install path
+#        integrations/openmpi/build.sh --flags VARIANT  prints the configure flags, then the
+#                                                     CFLAGS, one line each (check-series.sh)
 #
 # Installs are cached outside the clone, keyed by the Debian source version, the
 # configure flags, this script, and for the mpitev variants the patch series and
@@ -32,9 +34,9 @@ cache=${MPITEV_OPENMPI_CACHE:-/var/cache/mpitev/openmpi}
 jobs=${JOBS:-2}
 nice="nice -n ${MPITEV_OPENMPI_NICE:-10}"
 debver_want=4.1.4-3
-print_key=0
-if [ "${1:-}" = --key ]; then print_key=1; shift; fi
-[ $# -ge 1 ] || { echo "usage: $0 [--key] mpitev|mpitev-disabled|stock|stock-peruse ..." >&2; exit 2; }
+mode=build # or key, flags: print, build nothing
+case ${1:-} in --key) mode=key; shift ;; --flags) mode=flags; shift ;; esac
+[ $# -ge 1 ] || { echo "usage: $0 [--key|--flags] mpitev|mpitev-disabled|stock|stock-peruse ..." >&2; exit 2; }
 for v in "$@"; do
   case $v in mpitev|mpitev-disabled|stock|stock-peruse) ;; *) echo "$0: unknown variant '$v'" >&2; exit 2 ;; esac
 done
@@ -47,7 +49,7 @@ trap 'exit 1' HUP INT TERM
 # ---- Prerequisites: the build dependencies these flags use (Debian packages; prereqs.sh
 # installs only what is missing). Debian's Open MPI uses its PMIx, libevent and hwloc; so
 # do we (fewer files to compile than Open MPI's bundled copies).
-[ "$print_key" = 1 ] || sh "$root/cmake/prereqs.sh" gcc make dpkg-dev ccache pkg-config perl \
+[ "$mode" != build ] || sh "$root/cmake/prereqs.sh" gcc make dpkg-dev ccache pkg-config perl \
   autoconf automake libtool flex libevent-dev libhwloc-dev libpmix-dev zlib1g-dev xz-utils \
   patch util-linux
 
@@ -70,7 +72,7 @@ if [ -z "$dsc" ]; then
 fi
 debver=$(awk '/^Version:/ { print $2; exit }' "$dsc")
 src=$cache/src/openmpi-$debver
-if [ ! -f "$src/.extracted" ] && [ "$print_key" = 0 ]; then
+if [ ! -f "$src/.extracted" ] && [ "$mode" = build ]; then
   rm -rf "$src"
   dpkg-source -q -x "$dsc" "$src" >/dev/null 2>&1 # Debian's own patches applied
   touch "$src/.extracted"
@@ -104,6 +106,10 @@ build_variant() {
     mpitev-disabled) flags="$common_flags --disable-mpit-events" ;;
     stock-peruse) flags="$common_flags --enable-peruse" ;;
   esac
+  if [ "$mode" = flags ]; then
+    printf '%s\n%s\n' "$flags" "$cflags"
+    return 0
+  fi
   case $v in mpitev*) vendored=1 ;; *) vendored=0 ;; esac
   script=$(sha256sum "$here/build.sh" | cut -c1-16)
   keysrc="debian=$debver flags=$flags cflags=$cflags build.sh=$script"
@@ -119,7 +125,7 @@ build_variant() {
   fi
   key=$(printf '%s %s' "$v" "$keysrc" | sha256sum | cut -c1-12)
   prefix=$cache/install/$v-$key
-  if [ "$print_key" = 1 ]; then
+  if [ "$mode" = key ]; then
     [ -z "$snap" ] || rm -rf "$snap"
     echo "$v $key $prefix"
     return 0

@@ -15,7 +15,7 @@
 # for each patch: apply it (patch -p1); if it changed configure.ac, a *.m4 or a Makefile.am,
 # autogen.pl and configure again (the tarball's build system does not regenerate itself
 # reliably: no maintainer mode); make. Configured like build.sh's mpitev variant (its
-# flags, read from build.sh), plus OMPICHECK_FLAGS: OMPICHECK_FLAGS=--disable-mpit-events
+# flags: build.sh --flags mpitev), plus OMPICHECK_FLAGS: OMPICHECK_FLAGS=--disable-mpit-events
 # checks the series with the event sites compiled out (before patch 0007 configure only
 # warns that it does not know the option).
 # Environment: MPITEV_OPENMPI_CACHE, JOBS (make -j, default 2), MPITEV_OPENMPI_NICE (as
@@ -30,19 +30,11 @@ nice="nice -n ${MPITEV_OPENMPI_NICE:-10}"
 say() { echo "check-series: $*"; }
 started=$(date +%s)
 
-# build.sh's configure flags and CFLAGS, read from build.sh (it has no mode that prints
-# them): its assignments of multiarch, common_flags (the mpitev variant's flags) and cflags
-# shellcheck disable=SC2034 # multiarch: used by common_flags's assignment, in the eval
-multiarch='' common_flags='' cflags=''
-eval "$(awk '/^(multiarch|cflags)=/ { print; next }
-             /^common_flags="/ { f = 1 } f { print } f && /"$/ { f = 0 }' "$here/build.sh")"
-if [ -z "$common_flags" ] || [ -z "$cflags" ]; then
-  say "no common_flags= or cflags= assignment found in $here/build.sh"; exit 2
-fi
-flags="$common_flags ${OMPICHECK_FLAGS:-}"
-
-# the Debian source, fetched by build.sh (its --key mode fetches it, extracts nothing)
-sh "$here/build.sh" --key mpitev >/dev/null
+# build.sh's configure flags and CFLAGS for the mpitev variant (its --flags mode prints
+# them, one line each, and fetches the Debian source into the cache, extracting nothing)
+bflags=$(sh "$here/build.sh" --flags mpitev)
+cflags=$(printf '%s\n' "$bflags" | sed -n 2p)
+flags="$(printf '%s\n' "$bflags" | sed -n 1p) ${OMPICHECK_FLAGS:-}"
 work=$cache/check-series
 tree=$work/tree
 mkdir -p "$work"
