@@ -162,10 +162,13 @@ static void churn_under_raising_stays_bounded(void **state) {
     int have[8] = { 0 };
     unsigned x = 777;
     long cycles = 0;
-    /* 3 s of churn (hundreds of thousands of frees here): the old code passed 30 000
-     * registration slots (tens of MiB) within seconds, then kept growing. Bounded
-     * means a few grace periods' worth of frees; 16 MiB leaves a slow, shared machine
-     * room. */
+    /* 3 s of churn (millions of steps here) against reclamation on the other threads.
+     * The peak is what piles up while the scheduler keeps the progress engine, or a
+     * raiser inside its grace section, off a core: a few MiB on an idle machine, up to
+     * 24 MiB seen on a loaded 2-core one (the registration slots grown for it stay). So
+     * this checks only that nothing runs away (a leak: hundreds of MiB within the 3 s);
+     * the old bug's mechanism, a pass holding back what others retire, is the test
+     * above's, which does not depend on timing. */
     for (double end = now_s() + 3.0; now_s() < end;)
         for (int k = 0; k < 1000; k++, cycles++) churn_with_threads(regs, have, &x);
     atomic_store(&stop, 1);
@@ -174,7 +177,7 @@ static void churn_under_raising_stays_bounded(void **state) {
     for (int i = 0; i < 8; i++)
         if (have[i]) OK(mpitev_reg_free(regs[i], NULL, on_free));
     print_message("reclaim: %ld churn steps, at most %ld KiB\n", cycles, atomic_load(&max_bytes) >> 10);
-    assert_true(atomic_load(&max_bytes) <= 16l << 20);
+    assert_true(atomic_load(&max_bytes) <= 64l << 20);
 }
 
 int main(void) {
