@@ -13,7 +13,8 @@
 # usage: integrations/openmpi/build.sh VARIANT...     (as root on Debian 12; any directory)
 #        integrations/openmpi/build.sh --key VARIANT  prints the cache key and install path
 #        integrations/openmpi/build.sh --flags VARIANT  prints the configure flags, then the
-#                                                     CFLAGS, one line each (check-series.sh)
+#                                                     CFLAGS, one line each, the Debian source
+#                                                     extracted in the cache (check-series.sh)
 #
 # Installs are cached outside the clone, keyed by the Debian source version, the
 # configure flags, this script, and for the mpitev variants the patch series and
@@ -49,7 +50,7 @@ trap 'exit 1' HUP INT TERM
 # ---- Prerequisites: the build dependencies these flags use (Debian packages; prereqs.sh
 # installs only what is missing). Debian's Open MPI uses its PMIx, libevent and hwloc; so
 # do we (fewer files to compile than Open MPI's bundled copies).
-[ "$mode" != build ] || sh "$root/cmake/prereqs.sh" gcc make dpkg-dev ccache pkg-config perl \
+[ "$mode" = key ] || sh "$root/cmake/prereqs.sh" gcc make dpkg-dev ccache pkg-config perl \
   autoconf automake libtool flex libevent-dev libhwloc-dev libpmix-dev zlib1g-dev xz-utils \
   patch util-linux
 
@@ -72,7 +73,7 @@ if [ -z "$dsc" ]; then
 fi
 debver=$(awk '/^Version:/ { print $2; exit }' "$dsc")
 src=$cache/src/openmpi-$debver
-if [ ! -f "$src/.extracted" ] && [ "$mode" = build ]; then
+if [ ! -f "$src/.extracted" ] && [ "$mode" != key ]; then
   rm -rf "$src"
   dpkg-source -q -x "$dsc" "$src" >/dev/null 2>&1 # Debian's own patches applied
   touch "$src/.extracted"

@@ -31,7 +31,7 @@ say() { echo "check-series: $*"; }
 started=$(date +%s)
 
 # build.sh's configure flags and CFLAGS for the mpitev variant (its --flags mode prints
-# them, one line each, and fetches the Debian source into the cache, extracting nothing)
+# them, one line each, and fetches and extracts the Debian source into the cache)
 bflags=$(sh "$here/build.sh" --flags mpitev)
 cflags=$(printf '%s\n' "$bflags" | sed -n 2p)
 flags="$(printf '%s\n' "$bflags" | sed -n 1p) ${OMPICHECK_FLAGS:-}"
@@ -45,16 +45,8 @@ src=
 for d in "$cache"/src/openmpi-4.1.4-*; do
   if [ -f "$d/.extracted" ]; then src=$d; fi
 done
-if [ -n "$src" ]; then
-  cp -a "$src" "$tree"
-else # not extracted yet (build.sh extracts when it builds): extract it into the tree
-  dsc=
-  for f in "$cache"/src/openmpi_4.1.4-*.dsc; do
-    if [ -f "$f" ]; then dsc=$f; fi
-  done
-  [ -n "$dsc" ] || { say "no Debian source package in $cache/src"; exit 2; }
-  dpkg-source -q -x "$dsc" "$tree" >/dev/null 2>&1 # Debian's own patches applied
-fi
+[ -n "$src" ] || { say "no extracted Debian source in $cache/src"; exit 2; }
+cp -a "$src" "$tree"
 mkdir -p "$tree/3rd-party/mpitev/include"
 cp -a "$root/include/mpitev" "$tree/3rd-party/mpitev/include/"
 
