@@ -1,6 +1,7 @@
 # bench/mpi_common.sh -- what bench/mpich/run.sh and bench/openmpi/run.sh share (sourced,
 # after they define $out, $k, $repeat and ir VARIANT K MODE, the instructions of one
-# callgrind run).
+# callgrind run); bench/run.sh uses its write_section (with $out and $root) for its own
+# section of docs/performance.md.
 
 # irmin VARIANT K MODE: the least Ir of $repeat runs. On a loaded machine one rank may be
 # slow to enter the exchange and the other's progress engine then polls a few more times
