@@ -41,6 +41,9 @@ if [ "${MPITEV_SKIP_OPENMPI:-0}" != 1 ]; then
   echo "=== openmpi (integrations/openmpi/build.sh)"
   JOBS=$jobs sh integrations/openmpi/build.sh mpitev
 fi
+# Installs of the two caches unused for 30 days are removed (the ones linked here are
+# used now): integrations/common/prune-cache.sh.
+sh integrations/common/prune-cache.sh
 run_suite default
 run_suite asan -DMPITEV_SANITIZE=address,undefined -DMPITEV_BUILD_BENCH=OFF
 # Under TSan the MPICH adapter test is left out: MPICH's UCX memory hooks (libucm)
