@@ -154,25 +154,26 @@ static long parse_num(const char *s, const char *what)
     return v;
 }
 
-int main(int argc, char **argv)
+/* The options (-n, --timeout, MPIEXEC_TIMEOUT): sets *n and *timeout and returns the
+ * index of the program in argv; exits 2 on a bad command line. */
+static int parse_args(int argc, char **argv, long *n, long *timeout)
 {
-    long n = -1, timeout = 0;
     const char *envt = getenv("MPIEXEC_TIMEOUT");
-    if (envt && *envt)
-        timeout = parse_num(envt, "MPIEXEC_TIMEOUT");
+    *n = 1;
+    *timeout = envt && *envt ? parse_num(envt, "MPIEXEC_TIMEOUT") : 0;
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-n") || !strcmp(a, "-np")) {
             if (++i >= argc)
                 usage();
-            n = parse_num(argv[i], "process count");
+            *n = parse_num(argv[i], "process count");
         } else if (!strcmp(a, "--timeout") || !strcmp(a, "-timeout")) {
             if (++i >= argc)
                 usage();
-            timeout = parse_num(argv[i], "timeout");
+            *timeout = parse_num(argv[i], "timeout");
         } else if (!strncmp(a, "--timeout=", 10)) {
-            timeout = parse_num(a + 10, "timeout");
+            *timeout = parse_num(a + 10, "timeout");
         } else if (!strcmp(a, "--")) {
             i++;
             break;
@@ -185,26 +186,27 @@ int main(int argc, char **argv)
     }
     if (i >= argc)
         usage();
-    if (n < 0)
-        n = 1;
-    if (n < 1 || n > 1024) {
+    if (*n < 1 || *n > 1024) {
         fprintf(stderr, "mpiexec: process count must be between 1 and 1024\n");
-        return 2;
+        exit(2);
     }
-    nranks = (int)n;
-    char **prog = &argv[i];
+    return i;
+}
 
+/* One socketpair per pair of ranks: fd[a * nranks + b] is a's end of its connection to
+ * b (-1 for a == b). NULL on failure (said). */
+static int *connect_ranks(void)
+{
     /* N*(N-1) descriptors are needed while forking */
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
-    int *fd = malloc(sizeof(int) * (size_t)nranks * (size_t)nranks); /* fd[a*n+b]: a's end to b */
-    pids = calloc((size_t)nranks, sizeof *pids);
-    if (!fd || !pids) {
+    int *fd = malloc(sizeof(int) * (size_t)nranks * (size_t)nranks);
+    if (!fd) {
         perror("mpiexec: malloc");
-        return 1;
+        return NULL;
     }
     for (int a = 0; a < nranks; a++) {
         fd[a * nranks + a] = -1;
@@ -212,12 +214,91 @@ int main(int argc, char **argv)
             int sv[2];
             if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0) {
                 perror("mpiexec: socketpair");
-                return 1;
+                return NULL;
             }
             fd[a * nranks + b] = sv[0];
             fd[b * nranks + a] = sv[1];
         }
     }
+    return fd;
+}
+
+/* In the child of rank r: dies with mpiexec (parent: its pid), keeps only its own ends of
+ * the connections, says its rank, the size and its descriptors in the environment, and
+ * runs the program. */
+static void exec_rank(int r, pid_t parent, const int *fd, char **prog)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* whatever kills mpiexec */
+    if (getppid() != parent)
+        _exit(1);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+    signal(SIGALRM, SIG_DFL);
+    size_t fdslen = (size_t)nranks * 12 + 16, off = 0;
+    char *fds = malloc(fdslen);
+    if (!fds)
+        _exit(1);
+    for (int b = 0; b < nranks; b++)
+        off += (size_t)snprintf(fds + off, fdslen - off, "%s%d", b ? "," : "", fd[r * nranks + b]);
+    for (int a = 0; a < nranks; a++)
+        for (int b = 0; b < nranks; b++)
+            if (a != r && fd[a * nranks + b] >= 0)
+                close(fd[a * nranks + b]);
+    char num[32];
+    snprintf(num, sizeof num, "%d", r);
+    setenv("TOYMPI_RANK", num, 1);
+    snprintf(num, sizeof num, "%d", nranks);
+    setenv("TOYMPI_SIZE", num, 1);
+    setenv("TOYMPI_FDS", fds, 1);
+    execvp(prog[0], prog);
+    fprintf(stderr, "mpiexec: rank %d: cannot execute '%s': %s\n", r, prog[0], strerror(errno));
+    _exit(127);
+}
+
+/* Waits for the ranks until all exited 0 (returns 0), one failed (report_failure's code),
+ * the timeout passed (124) or mpiexec got a signal (128 + it). */
+static int wait_job(long timeout)
+{
+    if (timeout > 0)
+        alarm((unsigned)timeout);
+    int remaining = nranks;
+    while (remaining > 0) {
+        int status;
+        pid_t pid = waitpid(-1, &status, 0);
+        if (pid < 0 && errno != EINTR)
+            break;
+        if (pid < 0 && got_alarm) {
+            fprintf(stderr, "mpiexec: job timed out after %ld s; killing %d remaining rank(s)\n",
+                    timeout, remaining);
+            shutdown_job();
+            return 124;
+        }
+        if (pid < 0 && got_term) {
+            fprintf(stderr, "mpiexec: received signal %d; killing the job\n", (int)got_term);
+            shutdown_job();
+            return 128 + (int)got_term;
+        }
+        int r = pid < 0 ? -1 : rank_of(pid);
+        if (r < 0)
+            continue;
+        pids[r] = 0;
+        remaining--;
+        if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+            return report_failure(r, pid, status, remaining);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    long n, timeout;
+    char **prog = &argv[parse_args(argc, argv, &n, &timeout)];
+    nranks = (int)n;
+    pids = calloc((size_t)nranks, sizeof *pids);
+    int *fd = connect_ranks();
+    if (!fd || !pids)
+        return 1;
 
     struct sigaction sa = {0};
     sa.sa_handler = on_alarm;
@@ -227,9 +308,6 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     pid_t self = getpid();
-
-    size_t fdslen = (size_t)nranks * 12 + 16;
-    char *fds = malloc(fdslen);
     for (int r = 0; r < nranks; r++) {
         pid_t pid = fork();
         if (pid < 0) {
@@ -237,72 +315,13 @@ int main(int argc, char **argv)
             kill_all(SIGKILL);
             return 1;
         }
-        if (pid == 0) {
-            /* die with mpiexec, whatever kills it */
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            if (getppid() != self)
-                _exit(1);
-            signal(SIGTERM, SIG_DFL);
-            signal(SIGINT, SIG_DFL);
-            signal(SIGHUP, SIG_DFL);
-            signal(SIGALRM, SIG_DFL);
-            size_t off = 0;
-            for (int b = 0; b < nranks; b++)
-                off += (size_t)snprintf(fds + off, fdslen - off, "%s%d", b ? "," : "",
-                                        fd[r * nranks + b]);
-            for (int a = 0; a < nranks; a++)
-                for (int b = 0; b < nranks; b++)
-                    if (a != r && fd[a * nranks + b] >= 0)
-                        close(fd[a * nranks + b]);
-            char num[32];
-            snprintf(num, sizeof num, "%d", r);
-            setenv("TOYMPI_RANK", num, 1);
-            snprintf(num, sizeof num, "%d", nranks);
-            setenv("TOYMPI_SIZE", num, 1);
-            setenv("TOYMPI_FDS", fds, 1);
-            execvp(prog[0], prog);
-            fprintf(stderr, "mpiexec: rank %d: cannot execute '%s': %s\n", r, prog[0],
-                    strerror(errno));
-            _exit(127);
-        }
+        if (pid == 0)
+            exec_rank(r, self, fd, prog);
         pids[r] = pid;
     }
     for (int k = 0; k < nranks * nranks; k++)
         if (fd[k] >= 0)
             close(fd[k]);
     free(fd);
-    free(fds);
-
-    if (timeout > 0)
-        alarm((unsigned)timeout);
-    int remaining = nranks;
-    while (remaining > 0) {
-        int status;
-        pid_t pid = waitpid(-1, &status, 0);
-        if (pid < 0) {
-            if (errno != EINTR)
-                break;
-            if (got_alarm) {
-                fprintf(stderr, "mpiexec: job timed out after %ld s; killing %d remaining rank(s)\n",
-                        timeout, remaining);
-                shutdown_job();
-                return 124;
-            }
-            if (got_term) {
-                fprintf(stderr, "mpiexec: received signal %d; killing the job\n", (int)got_term);
-                shutdown_job();
-                return 128 + (int)got_term;
-            }
-            continue;
-        }
-        int r = rank_of(pid);
-        if (r < 0)
-            continue;
-        pids[r] = 0;
-        remaining--;
-        if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-            continue;
-        return report_failure(r, pid, status, remaining);
-    }
-    return 0;
+    return wait_job(timeout);
 }
