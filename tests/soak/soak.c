@@ -29,7 +29,8 @@
 #include "../counting_alloc.h"
 
 /* Sanitizers keep shadow memory and quarantines that grow with the allocations made:
- * there the memory bound is reported, not checked. */
+ * there the resident memory is not checked (the library's own bytes, counted by the
+ * allocator, are). */
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
 #define SOAK_SANITIZED 1
 #elif defined(__has_feature)

@@ -1,5 +1,4 @@
 /* Stress: raises on many threads against registration churn (immediate delivery).
- * Some raises on the threads' own sources are made inside raise sections.
  *
  * Raiser threads each own an ordered source and share one unordered source; half of
  * their raises require MPITEV_CB_REQUIRE_NONE (delivered to our NONE callbacks), half

@@ -4,7 +4,7 @@
  * The events are mpitev's event catalogue (include/mpitev/catalog.h,
  * docs/event-catalogue.md): the names, payloads and bindings every MPI that vendors
  * mpitev raises, so a tool reads the toy exactly as it reads MPICH or Open MPI. The toy
- * raises every catalogue family, plus three types of its own (toympi_ prefix).
+ * raises every catalogue family, plus four types of its own (toympi_ prefix).
  *
  * ADDING AN EVENT TYPE: add one EV(...) line to TOYMPI_EVENTS below (a catalogue entry,
  * MPITEV_CAT_<NAME>(EV), or a toy-only one in the same format with a TOYMPI_L_* payload

@@ -1,9 +1,8 @@
 /* test_api_drain.c -- buffered API-level events are delivered by the return of the MPI
- * call that raised them. The toy drains its API source only when an API-level event was
- * raised since that source's last drain (progress.c), so this checks the cases that rule
- * must cover, through the standard MPI_T API only. Needs 2 ranks.
+ * call that raised them: the toy drains its API source at each call's exit while its
+ * drain is due (progress.c). Checked through the standard MPI_T API only. Needs 2 ranks.
  *
- * 1. coll_begin / coll_end on MPI_COMM_WORLD, registered buffered ("mpitev_buffered" =
+ * 1. toympi_coll_begin / toympi_coll_end on MPI_COMM_WORLD, registered buffered ("mpitev_buffered" =
  *    "true"): both delivered when MPI_Barrier returns; a point-to-point exchange after
  *    it (no API-level event) delivers nothing more; a second barrier two more.
  * 2. A raise from a callback: rank 1's message_arrived callback (an engine event,
