@@ -16,13 +16,7 @@ for r in $(seq 0 $((np - 1))); do
     echo "--- log.$r"; cat "log.$r"
     # only the selected types are printed
     expect_count "log.$r" ' (search_[a-z_]+|message_arrived|transfer_[a-z]+|request_(complete|cancel)|send_posted|recv_posted|toympi_(rendezvous|coll_[a-z]+|request_free)) ' 0
-    # the communicator created and freed mid-run: its creation on the parent (the
-    # catalogue binds comm_create to it), its free once on the communicator, same key
-    expect_count "log.$r" "^\[rank $r\] .* MPI_COMM_WORLD +toympi_api +comm_create key=[0-9]+ parent_key=1 rank=$r size=$np\$" 1
-    expect_count "log.$r" "^\[rank $r\] .* comm#2 +toympi_api +comm_free key=[0-9]+ parent_key=1 rank=$r size=$np\$" 1
-    created=$(sed -n 's/.* comm_create key=\([0-9]*\) .*/\1/p' "log.$r")
-    freed=$(sed -n 's/.* comm_free key=\([0-9]*\) .*/\1/p' "log.$r")
-    [ -n "$created" ] && [ "$created" = "$freed" ] || fail "log.$r: comm_create key '$created', comm_free key '$freed'"
+    expect_comm_lifecycle "log.$r" "$r" "$np" toympi_api
     expect_match "log.$r" "^\[rank $r\] mpitev_logger: [0-9]+ instances delivered, 0 reported dropped, 0 not kept \(buffer full\), 3 communicators followed, 0 windows followed"
 done
 k=5 m=4

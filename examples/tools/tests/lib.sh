@@ -32,6 +32,17 @@ build_tools() {
         $cc -shared -I"$2/common" $common "$2"/otf2/*.c -o libmpitev_otf2.so -pthread -l"$otf2lib" && otf2=1 || fail "otf2 build"
     fi
 }
+# expect_comm_lifecycle LOG RANK NP SOURCE: the logger's LOG of qpattern at RANK of NP
+# ranks shows the communicator created and freed mid-run: its creation bound to
+# MPI_COMM_WORLD (the catalogue binds comm_create to the parent), its free once bound to
+# it (comm#2), both from SOURCE, with the same key
+expect_comm_lifecycle() {
+    expect_count "$1" "^\[rank $2\] .* MPI_COMM_WORLD +$4 +comm_create key=[0-9]+ parent_key=1 rank=$2 size=$3\$" 1
+    expect_count "$1" "^\[rank $2\] .* comm#2 +$4 +comm_free key=[0-9]+ parent_key=1 rank=$2 size=$3\$" 1
+    created=$(sed -n 's/.* comm_create key=\([0-9]*\) parent_key=1 .*/\1/p' "$1")
+    freed=$(sed -n 's/.* comm#2 .* comm_free key=\([0-9]*\) .*/\1/p' "$1")
+    [ -n "$created" ] && [ "$created" = "$freed" ] || fail "$1: comm_create key '$created', comm_free key '$freed'"
+}
 finish() {
     if [ "$fails" -ne 0 ]; then echo "$fails check(s) failed"; exit 1; fi
     echo "all checks passed"

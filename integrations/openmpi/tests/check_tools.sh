@@ -65,13 +65,7 @@ for r in $(seq 0 $((np - 1))); do
   [ -f "log.$r" ] || { fail "no log.$r"; continue; }
   echo "--- log.$r"; cat "log.$r"
   expect_count "log.$r" ' (search_[a-z_]+|message_arrived|[a-z]+_remove|send_posted|recv_posted) ' 0
-  # the communicator created and freed mid-run: its creation bound to MPI_COMM_WORLD (the
-  # catalogue binds comm_create to the parent), its free once bound to it, the same key
-  expect_count "log.$r" "^\[rank $r\] .* MPI_COMM_WORLD +ompi_comm +comm_create key=[0-9]+ parent_key=1 rank=$r size=$np\$" 1
-  expect_count "log.$r" "^\[rank $r\] .* comm#2 +ompi_comm +comm_free key=[0-9]+ parent_key=1 rank=$r size=$np\$" 1
-  created=$(sed -n 's/.* comm_create key=\([0-9]*\) parent_key=1 .*/\1/p' "log.$r")
-  freed=$(sed -n 's/.* comm#2 .* comm_free key=\([0-9]*\) .*/\1/p' "log.$r")
-  [ -n "$created" ] && [ "$created" = "$freed" ] || fail "log.$r: comm_create key '$created', comm_free key '$freed'"
+  expect_comm_lifecycle "log.$r" "$r" "$np" ompi_comm
   expect_match "log.$r" "^\[rank $r\] mpitev_logger: [0-9]+ instances delivered, 0 reported dropped, 0 not kept"
 done
 # rank 0 on comm#2: (np-1)*K unexpected messages from ranks 1..np-1 (tags 0..K-1), each
