@@ -302,9 +302,15 @@ static int count_where(const struct reg *r, int f, int64_t v)
     return n;
 }
 
-int main(int argc, char **argv)
+static int rank, size;
+
+/* 1. MPI_T before MPI_Init: not initialised, the catalogue's types and the toy's, its
+ * two sources; the last MPI_T_finalize takes everything and a new init brings it back.
+ * Registrations on MPI_COMM_WORLD's comm_create (pre[0] at MPI_RESTRICTED, pre[1] at
+ * NONE), then MPI_Init: pre[0] saw MPI_COMM_WORLD's creation, raised at MPI_RESTRICTED
+ * (pre[1]'s NONE callback may not run for it). Returns 0 with fewer than 2 ranks. */
+static int init_phase(int *argc, char ***argv, struct reg pre[2])
 {
-    /* ---- 1. before MPI_Init */
     int provided, nev = 0, nev2 = 0, nsrc = 0;
     CHECK_EQ_INT(MPI_T_event_get_num(&nev), MPI_T_ERR_NOT_INITIALIZED);
     T_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
@@ -322,47 +328,28 @@ int main(int argc, char **argv)
 
     /* comm_create on MPI_COMM_WORLD: raised in MPI_Init for itself, and for the dup of
      * phase 3 (creation is bound to the parent) */
-    struct reg pre[2];
     reg_alloc(&pre[0], "comm_create", MPI_COMM_WORLD, MPI_T_CB_REQUIRE_MPI_RESTRICTED);
     reg_alloc(&pre[1], "comm_create", MPI_COMM_WORLD, MPI_T_CB_REQUIRE_NONE);
 
-    int rank = check_init(&argc, &argv), size;
+    rank = check_init(argc, argv);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     in_mpi = 1;
-    if (size < 2) {
-        if (rank == 0)
-            printf("test_events: needs at least 2 ranks\n");
-        MPI_Finalize();
-        return 1;
-    }
+    if (size < 2)
+        return 0;
     CHECK_EQ_INT(pre[0].delivered, 1);
     CHECK_EQ_INT(pre[0].rec[0].v[F_SIZE], size);
     CHECK_EQ_INT(pre[0].rec[0].v[F_RANK], rank);
     CHECK_EQ_INT(pre[0].rec[0].v[F_KEY], 1); /* the catalogue's key of MPI_COMM_WORLD */
     CHECK_EQ_INT(pre[0].rec[0].v[F_PARENT_KEY], 0);
     CHECK_EQ_INT(pre[1].delivered, 0); /* raised at MPI_RESTRICTED: a NONE callback may not run */
+    return 1;
+}
 
-    /* ---- 2. */
-    check_enums_and_categories();
-
-    /* ---- 3. */
-    MPI_Comm dup;
-    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
-    struct reg regs[NREG], world_arrived;
-    for (int i = 0; i < NREG; i++)
-        reg_alloc(&regs[i], reg_events[i], dup,
-                  i == R_ARRIVED ? MPI_T_CB_REQUIRE_NONE
-                  : i % 2        ? MPI_T_CB_REQUIRE_MPI_RESTRICTED
-                                 : MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE);
-    regs[R_ARRIVED].reenter = 1;
-    reg_alloc(&world_arrived, "message_arrived", MPI_COMM_WORLD,
-              MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE);
-    MPI_Comm null = MPI_COMM_NULL;
-    MPI_T_event_registration bad;
-    CHECK_EQ_INT(MPI_T_event_handle_alloc(regs[0].index, &null, MPI_INFO_NULL, &bad),
-                 MPI_T_ERR_INVALID_HANDLE);
-    MPI_Barrier(MPI_COMM_WORLD); /* everyone registered */
-
+/* 3. The pattern on dup, rank 0 -> rank 1: A, three messages that arrive before rank 1
+ * posts receives; B, two after; C, a rendezvous message truncated on purpose; a
+ * cancelled receive; D, the same tags on MPI_COMM_WORLD. */
+static void pattern_traffic(MPI_Comm dup)
+{
     static char sbuf[BIG], rbuf[BIG];
     MPI_Request req[8];
     if (rank == 0) {
@@ -400,17 +387,12 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD);
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    MPI_Comm dup_handle = dup;
-    MPI_Comm_free(&dup);
-    CHECK_EQ_INT(MPI_T_event_handle_alloc(regs[0].index, &dup_handle, MPI_INFO_NULL, &bad),
-                 MPI_T_ERR_INVALID_HANDLE);
+}
 
-    /* free everything (the free callbacks may wait for progress) */
-    reg_free_all(regs, NREG, 1);
-    reg_free_all(&world_arrived, 1, 1);
-    reg_free_all(pre, 2, 1);
-
-    /* counts: delivered + dropped = raised */
+/* Every registration's delivered + dropped = raised (expect_r0, expect_r1; the other
+ * ranks: comm_free only), none dropped; pre as init_phase left it, after the dup. */
+static void check_counts(const struct reg *regs, const struct reg pre[2])
+{
     const long *expect = rank == 0 ? expect_r0 : rank == 1 ? expect_r1 : NULL;
     for (int i = 0; i < NREG; i++) {
         long want = expect ? expect[i] : (i == R_COMM_FREE);
@@ -424,8 +406,6 @@ int main(int argc, char **argv)
     CHECK_EQ_INT(pre[1].delivered + pre[1].dropped, 2);
     CHECK_EQ_INT(pre[1].dropped, 1); /* MPI_Init's, raised at MPI_RESTRICTED */
     CHECK_EQ_INT(ts_errors, 0);
-
-    /* payloads */
     const struct reg *cf = &regs[R_COMM_FREE];
     if (cf->nrec && pre[0].nrec == 2) { /* the dup's creation, seen on its parent, and free */
         CHECK(cf->rec[0].v[F_KEY] > 2);
@@ -436,54 +416,107 @@ int main(int argc, char **argv)
         CHECK_EQ_INT(pre[0].rec[1].v[F_PARENT_KEY], 1);
         CHECK_EQ_INT(pre[0].rec[1].v[F_SIZE], size);
     }
-    if (rank == 1) {
-        const struct reg *a = &regs[R_ARRIVED];
-        static const int tags[6] = {10, 11, 12, 20, 21, 30};
-        static const int bytes[6] = {100, 200, 300, 400, 500, BIG};
-        for (int i = 0; i < a->nrec && i < 6; i++) {
-            CHECK_EQ_INT(a->rec[i].v[F_SOURCE], 0);
-            CHECK_EQ_INT(a->rec[i].v[F_TAG], tags[i]);
-            CHECK_EQ_INT(a->rec[i].v[F_BYTES], bytes[i]);
-            if (i)
-                CHECK(a->rec[i].v[F_SEQ] > a->rec[i - 1].v[F_SEQ]);
-        }
-        for (int i = 0; i < regs[R_UX_INSERT].nrec && i < 3; i++) {
-            CHECK_EQ_INT(regs[R_UX_INSERT].rec[i].v[F_TAG], a_tags[i]);
-            CHECK_EQ_INT(regs[R_UX_INSERT].rec[i].v[F_BYTES], a_bytes[i]);
-            CHECK(regs[R_UX_INSERT].rec[i].v[F_SEQ] == a->rec[i].v[F_SEQ]);
-        }
-        CHECK_EQ_INT(count_where(&regs[R_SPOSTED_END], F_FOUND, 0), 3);
-        CHECK_EQ_INT(count_where(&regs[R_SPOSTED_END], F_FOUND, 1), 3);
-        CHECK_EQ_INT(count_where(&regs[R_SUX_END], F_FOUND, 1), 3);
-        CHECK_EQ_INT(count_where(&regs[R_XFER_END], F_IS_SEND, 0), 6);
-        CHECK_EQ_INT(count_where(&regs[R_XFER_END], F_PEER, 0), 6);
-        CHECK_EQ_INT(count_where(&regs[R_XFER_END], F_BYTES, BIG - 4096), 1); /* truncated */
-        CHECK_EQ_INT(count_where(&regs[R_RNDV], F_STEP, 1), 1);
-        CHECK_EQ_INT(count_where(&regs[R_CANCEL], F_CANCELLED, 1), 1);
-        CHECK_EQ_INT(count_where(&regs[R_CANCEL], F_TAG, 99), 1);
-        CHECK_EQ_INT(count_where(&regs[R_REQFREE], F_IS_SEND, 0), 7);
-        /* recv_posted: the pattern and capacity; request_complete: what was received */
-        CHECK_EQ_INT(count_where(&regs[R_RECV_POSTED], F_BYTES, BIG - 4096), 1);
-        CHECK_EQ_INT(count_where(&regs[R_RECV_POSTED], F_PEER, 0), 7);
-        CHECK_EQ_INT(count_where(&regs[R_COMPLETE], F_BYTES, 0), 1); /* the cancelled one */
-        CHECK_EQ_INT(count_where(&regs[R_COMPLETE], F_BYTES, 300), 1);
-        CHECK_EQ_INT(count_where(&regs[R_COMPLETE], F_IS_SEND, 0), 7);
-        /* MPI_COMM_WORLD's registration got phase D (7 bytes), the dup's did not */
-        CHECK_EQ_INT(count_where(&world_arrived, F_BYTES, 7), 3);
-        CHECK_EQ_INT(count_where(a, F_BYTES, 7), 0);
+}
+
+/* The receiver's payloads (rank 1). */
+static void check_receiver(const struct reg *regs, const struct reg *world_arrived)
+{
+    const struct reg *a = &regs[R_ARRIVED];
+    static const int tags[6] = {10, 11, 12, 20, 21, 30};
+    static const int bytes[6] = {100, 200, 300, 400, 500, BIG};
+    for (int i = 0; i < a->nrec && i < 6; i++) {
+        CHECK_EQ_INT(a->rec[i].v[F_SOURCE], 0);
+        CHECK_EQ_INT(a->rec[i].v[F_TAG], tags[i]);
+        CHECK_EQ_INT(a->rec[i].v[F_BYTES], bytes[i]);
+        if (i)
+            CHECK(a->rec[i].v[F_SEQ] > a->rec[i - 1].v[F_SEQ]);
     }
-    if (rank == 0) {
-        CHECK_EQ_INT(count_where(&regs[R_XFER_BEGIN], F_IS_SEND, 1), 6);
-        CHECK_EQ_INT(count_where(&regs[R_XFER_END], F_PEER, 1), 6);
-        CHECK_EQ_INT(count_where(&regs[R_XFER_END], F_BYTES, BIG), 1);
-        CHECK_EQ_INT(count_where(&regs[R_RNDV], F_STEP, 0), 1);
-        CHECK_EQ_INT(count_where(&regs[R_RNDV], F_STEP, 2), 1);
-        CHECK_EQ_INT(count_where(&regs[R_RNDV], F_TAG, 30), 2);
-        CHECK_EQ_INT(count_where(&regs[R_SEND_POSTED], F_BYTES, BIG), 1);
-        CHECK_EQ_INT(count_where(&regs[R_SEND_POSTED], F_PEER, 1), 6);
-        CHECK_EQ_INT(count_where(&regs[R_COMPLETE], F_IS_SEND, 1), 6);
+    for (int i = 0; i < regs[R_UX_INSERT].nrec && i < 3; i++) {
+        CHECK_EQ_INT(regs[R_UX_INSERT].rec[i].v[F_TAG], a_tags[i]);
+        CHECK_EQ_INT(regs[R_UX_INSERT].rec[i].v[F_BYTES], a_bytes[i]);
+        CHECK(regs[R_UX_INSERT].rec[i].v[F_SEQ] == a->rec[i].v[F_SEQ]);
     }
+    CHECK_EQ_INT(count_where(&regs[R_SPOSTED_END], F_FOUND, 0), 3);
+    CHECK_EQ_INT(count_where(&regs[R_SPOSTED_END], F_FOUND, 1), 3);
+    CHECK_EQ_INT(count_where(&regs[R_SUX_END], F_FOUND, 1), 3);
+    CHECK_EQ_INT(count_where(&regs[R_XFER_END], F_IS_SEND, 0), 6);
+    CHECK_EQ_INT(count_where(&regs[R_XFER_END], F_PEER, 0), 6);
+    CHECK_EQ_INT(count_where(&regs[R_XFER_END], F_BYTES, BIG - 4096), 1); /* truncated */
+    CHECK_EQ_INT(count_where(&regs[R_RNDV], F_STEP, 1), 1);
+    CHECK_EQ_INT(count_where(&regs[R_CANCEL], F_CANCELLED, 1), 1);
+    CHECK_EQ_INT(count_where(&regs[R_CANCEL], F_TAG, 99), 1);
+    CHECK_EQ_INT(count_where(&regs[R_REQFREE], F_IS_SEND, 0), 7);
+    /* recv_posted: the pattern and capacity; request_complete: what was received */
+    CHECK_EQ_INT(count_where(&regs[R_RECV_POSTED], F_BYTES, BIG - 4096), 1);
+    CHECK_EQ_INT(count_where(&regs[R_RECV_POSTED], F_PEER, 0), 7);
+    CHECK_EQ_INT(count_where(&regs[R_COMPLETE], F_BYTES, 0), 1); /* the cancelled one */
+    CHECK_EQ_INT(count_where(&regs[R_COMPLETE], F_BYTES, 300), 1);
+    CHECK_EQ_INT(count_where(&regs[R_COMPLETE], F_IS_SEND, 0), 7);
+    /* MPI_COMM_WORLD's registration got phase D (7 bytes), the dup's did not */
+    CHECK_EQ_INT(count_where(world_arrived, F_BYTES, 7), 3);
+    CHECK_EQ_INT(count_where(a, F_BYTES, 7), 0);
+}
+
+/* The sender's payloads (rank 0). */
+static void check_sender(const struct reg *regs)
+{
+    CHECK_EQ_INT(count_where(&regs[R_XFER_BEGIN], F_IS_SEND, 1), 6);
+    CHECK_EQ_INT(count_where(&regs[R_XFER_END], F_PEER, 1), 6);
+    CHECK_EQ_INT(count_where(&regs[R_XFER_END], F_BYTES, BIG), 1);
+    CHECK_EQ_INT(count_where(&regs[R_RNDV], F_STEP, 0), 1);
+    CHECK_EQ_INT(count_where(&regs[R_RNDV], F_STEP, 2), 1);
+    CHECK_EQ_INT(count_where(&regs[R_RNDV], F_TAG, 30), 2);
+    CHECK_EQ_INT(count_where(&regs[R_SEND_POSTED], F_BYTES, BIG), 1);
+    CHECK_EQ_INT(count_where(&regs[R_SEND_POSTED], F_PEER, 1), 6);
+    CHECK_EQ_INT(count_where(&regs[R_COMPLETE], F_IS_SEND, 1), 6);
+}
+
+int main(int argc, char **argv)
+{
+    struct reg pre[2];
+    if (!init_phase(&argc, &argv, pre)) { /* 1 */
+        if (rank == 0)
+            printf("test_events: needs at least 2 ranks\n");
+        MPI_Finalize();
+        return 1;
+    }
+    check_enums_and_categories(); /* 2 */
+
+    /* 3: registrations on a dup (message_arrived at NONE, re-entering MPI; the others
+     * at MPI_RESTRICTED and ASYNC_SIGNAL_SAFE in turn) and on MPI_COMM_WORLD */
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    struct reg regs[NREG], world_arrived;
+    for (int i = 0; i < NREG; i++)
+        reg_alloc(&regs[i], reg_events[i], dup,
+                  i == R_ARRIVED ? MPI_T_CB_REQUIRE_NONE
+                  : i % 2        ? MPI_T_CB_REQUIRE_MPI_RESTRICTED
+                                 : MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE);
+    regs[R_ARRIVED].reenter = 1;
+    reg_alloc(&world_arrived, "message_arrived", MPI_COMM_WORLD,
+              MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE);
+    MPI_Comm null = MPI_COMM_NULL;
+    MPI_T_event_registration bad;
+    CHECK_EQ_INT(MPI_T_event_handle_alloc(regs[0].index, &null, MPI_INFO_NULL, &bad),
+                 MPI_T_ERR_INVALID_HANDLE);
+    MPI_Barrier(MPI_COMM_WORLD); /* everyone registered */
+    pattern_traffic(dup);
+    MPI_Comm dup_handle = dup;
+    MPI_Comm_free(&dup);
+    CHECK_EQ_INT(MPI_T_event_handle_alloc(regs[0].index, &dup_handle, MPI_INFO_NULL, &bad),
+                 MPI_T_ERR_INVALID_HANDLE);
+
+    /* free everything (the free callbacks may wait for progress), then check */
+    reg_free_all(regs, NREG, 1);
+    reg_free_all(&world_arrived, 1, 1);
+    reg_free_all(pre, 2, 1);
+    check_counts(regs, pre);
+    if (rank == 1)
+        check_receiver(regs, &world_arrived);
+    if (rank == 0)
+        check_sender(regs);
     in_mpi = 0;
+    int nev;
     T_OK(MPI_T_finalize());
     CHECK_EQ_INT(MPI_T_event_get_num(&nev), MPI_T_ERR_NOT_INITIALIZED);
     return check_finish("test_events");
