@@ -26,16 +26,16 @@ run_suite() { # name, extra cmake args... ($CTEST_ARGS: extra ctest arguments)
 # MPICH 4.0.2 with mpitev, and MPICH's own events (the baseline its MPI_T tests are
 # compared with), integrations/mpich/README.md: built once and cached outside the clone
 # (/var/cache/mpitev/mpich, keyed by source version, flags, patches and include/mpitev;
-# a cold build of the two takes 25-40 minutes on 2 cores, a cached one seconds: keep
-# that directory as a CI cache). The third build, events compiled out, is only the
-# benchmark's baseline: bench/mpich/run.sh builds it. The default suite below then runs
+# a cold build of the two took 16 minutes on an idle 2-core machine, a cached one takes
+# seconds: keep that directory as a CI cache). The third build, events compiled out, is
+# only the benchmark's baseline: bench/mpich/run.sh builds it. The default suite below then runs
 # their tests (ctest label mpich_integration). MPITEV_SKIP_MPICH=1 leaves them out.
 if [ "${MPITEV_SKIP_MPICH:-0}" != 1 ]; then
   echo "=== mpich (integrations/mpich/build.sh)"
   JOBS=$jobs sh integrations/mpich/build.sh mpitev stock-events
 fi
 # Open MPI 4.1.4 with mpitev (integrations/openmpi/README.md), cached the same way
-# (/var/cache/mpitev/openmpi; cold about 12-20 minutes on 2 cores). Its tests carry the
+# (/var/cache/mpitev/openmpi; cold 9 minutes on an idle 2-core machine). Its tests carry the
 # label openmpi_integration. MPITEV_SKIP_OPENMPI=1 leaves them out.
 if [ "${MPITEV_SKIP_OPENMPI:-0}" != 1 ]; then
   echo "=== openmpi (integrations/openmpi/build.sh)"
