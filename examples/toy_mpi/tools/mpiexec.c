@@ -296,8 +296,12 @@ int main(int argc, char **argv)
     char **prog = &argv[parse_args(argc, argv, &n, &timeout)];
     nranks = (int)n;
     pids = calloc((size_t)nranks, sizeof *pids);
+    if (!pids) {
+        perror("mpiexec: malloc");
+        return 1;
+    }
     int *fd = connect_ranks();
-    if (!fd || !pids)
+    if (!fd)
         return 1;
 
     struct sigaction sa = {0};
