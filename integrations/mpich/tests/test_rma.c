@@ -14,7 +14,8 @@
  * within the synchronization call that completed it, the catalogue's op, lock type and
  * sync kind codes, target -1 for the _all forms; win_create bound to the communicator
  * (its key, comm_key 1, the local size), win_free bound to the window with the same
- * payload; delivered + dropped = raised. */
+ * payload; delivered + dropped = raised; each free callback runs once. Recording:
+ * integrations/common/mpit_record.h, as in the event tests. */
 #include <mpi.h>
 
 #include <stdint.h>
@@ -23,134 +24,35 @@
 #include <string.h>
 
 #include "mpit_check.h"
+#include "mpit_record.h"
 
-enum { F_DISP, F_BYTES, F_OPID, F_TARGET, F_OP, F_LOCK, F_KIND, F_KEY, F_COMM_KEY, F_RANK,
-       F_SIZE, NF };
-static const char *field_names[NF] = {"target_disp", "bytes",    "op_id", "target",
-                                      "op",          "lock_type", "kind", "key",
-                                      "comm_key",    "rank",      "size"};
 enum { T_PUT_S, T_PUT_C, T_GET_S, T_GET_C, T_ACC_S, T_ACC_C, T_LOCK_A, T_LOCK_R, T_SYNC_B,
        T_SYNC_E, T_WIN_FREE, NT };
 static const char *type_names[NT] = {"put_started",  "put_complete",        "get_started",
                                      "get_complete", "accumulate_started",  "accumulate_complete",
                                      "lock_acquired", "lock_released",      "sync_begin",
                                      "sync_end",     "win_free"};
-#define MAXREC 64
-struct rec {
-    int64_t v[NF];
-    long order;
-    int in_sync; /* the number of sync_begin minus sync_end seen on its window when delivered */
-};
-struct reg {
-    int index, field[NF];
-    MPI_Datatype dtype[NF];
-    MPI_T_event_registration h;
-    long delivered, dropped;
-    int nrec;
-    struct rec rec[MAXREC];
-    int *depth; /* the window's sync depth */
-};
-static long deliveries;
-
-static void on_event(MPI_T_event_instance inst, MPI_T_event_registration h, MPI_T_cb_safety s,
-                     void *ud)
-{
-    (void)h, (void)s;
-    struct reg *r = ud;
-    r->delivered++;
-    deliveries++;
-    if (r->nrec >= MAXREC)
-        return;
-    struct rec *x = &r->rec[r->nrec++];
-    x->order = deliveries;
-    x->in_sync = r->depth ? *r->depth : 0;
-    for (int f = 0; f < NF; f++)
-        x->v[f] = mpit_read_int(inst, r->field[f], r->dtype[f]);
-}
-
-static void on_dropped(MPI_Count n, MPI_T_event_registration h, int src, MPI_T_cb_safety s,
-                       void *ud)
-{
-    (void)h, (void)src, (void)s;
-    ((struct reg *)ud)->dropped += n;
-}
-
-static void reg_alloc(struct reg *r, const char *event, void *obj, MPI_T_event_cb_function *cb)
-{
-    memset(r, 0, sizeof *r);
-    T_OK(MPI_T_event_get_index(event, &r->index));
-    int num = 0;
-    MPI_T_enum e;
-    T_OK(MPI_T_event_get_info(r->index, NULL, NULL, NULL, NULL, NULL, &num, &e, NULL, NULL,
-                              NULL, NULL));
-    MPI_Datatype dt[16];
-    MPI_Aint disp[16];
-    if (num > 16)
-        num = 16;
-    T_OK(MPI_T_event_get_info(r->index, NULL, NULL, NULL, dt, disp, &num, NULL, NULL, NULL,
-                              NULL, NULL));
-    for (int f = 0; f < NF; f++)
-        r->field[f] = -1;
-    for (int k = 0; k < num; k++) {
-        char name[64];
-        int len = (int)sizeof name, value;
-        T_OK(MPI_T_enum_get_item(e, k, &value, name, &len));
-        for (int f = 0; f < NF; f++)
-            if (strcmp(name, field_names[f]) == 0) {
-                r->field[f] = k;
-                r->dtype[f] = dt[k];
-            }
-    }
-    T_OK(MPI_T_event_handle_alloc(r->index, obj, MPI_INFO_NULL, &r->h));
-    T_OK(MPI_T_event_register_callback(r->h, MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE, MPI_INFO_NULL,
-                                       r, cb));
-    T_OK(MPI_T_event_set_dropped_handler(r->h, on_dropped));
-}
 
 struct winset {
     struct reg r[NT];
-    int depth;
     int64_t key;
 };
 
-/* the sync depth of each window, kept by its sync_begin / sync_end callbacks */
-static struct winset *sets[2];
-
-static void sync_cb(MPI_T_event_instance inst, MPI_T_event_registration h, MPI_T_cb_safety s,
-                    void *ud)
-{
-    struct reg *r = ud;
-    for (int w = 0; w < 2; w++)
-        if (sets[w] && r == &sets[w]->r[T_SYNC_B])
-            sets[w]->depth++;
-    on_event(inst, h, s, ud);
-    for (int w = 0; w < 2; w++)
-        if (sets[w] && r == &sets[w]->r[T_SYNC_E])
-            sets[w]->depth--;
-}
-
 static void register_window(struct winset *ws, MPI_Win *win)
 {
-    for (int t = 0; t < NT; t++) {
-        reg_alloc(&ws->r[t], type_names[t], win,
-                  (t == T_SYNC_B || t == T_SYNC_E) ? sync_cb : on_event);
-        ws->r[t].depth = &ws->depth;
-    }
-}
-
-static void free_window_regs(struct winset *ws)
-{
     for (int t = 0; t < NT; t++)
-        T_OK(MPI_T_event_handle_free(ws->r[t].h, NULL, NULL));
+        reg_alloc(&ws->r[t], type_names[t], win, MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE);
 }
 
-/* the record of r with element f equal to v, or NULL */
-static const struct rec *find(const struct reg *r, int f, int64_t v)
+/* x was delivered inside one of the window's synchronization calls: after a sync_begin
+ * and before the sync_end that follows it (a rank's calls on a window do not overlap) */
+static int inside_sync(const struct winset *ws, const struct rec *x)
 {
-    for (int i = 0; i < r->nrec; i++)
-        if (r->rec[i].v[f] == v)
-            return &r->rec[i];
-    return NULL;
+    const struct reg *b = &ws->r[T_SYNC_B], *e = &ws->r[T_SYNC_E];
+    for (int i = 0; i < b->nrec && i < e->nrec; i++)
+        if (b->rec[i].order < x->order && x->order < e->rec[i].order)
+            return 1;
+    return 0;
 }
 
 /* what one window's registrations must have seen at one rank (origin: itself) */
@@ -182,7 +84,7 @@ static void check_window(struct winset *ws, const char *name, int target, int64_
             CHECK(x->v[F_OPID] > 0);
             int want_op = pairs[p][0] == T_ACC_S ? (i == 1 ? acc_op2 : 1 /* MPI_SUM */) : 0;
             CHECK_EQ(x->v[F_OP], want_op);
-            const struct rec *c = find(cp, F_OPID, x->v[F_OPID]);
+            const struct rec *c = first_where(cp, F_OPID, x->v[F_OPID]);
             CHECK(c != NULL);
             if (c) {
                 CHECK(c->order > x->order);
@@ -190,7 +92,7 @@ static void check_window(struct winset *ws, const char *name, int target, int64_
                 CHECK_EQ(c->v[F_BYTES], pairs[p][2]);
                 CHECK_EQ(c->v[F_DISP], disp_bytes);
                 CHECK_EQ(c->v[F_OP], want_op);
-                CHECK(c->in_sync > 0); /* inside the synchronization that completed it */
+                CHECK(inside_sync(ws, c)); /* within the synchronization that completed it */
             }
         }
     }
@@ -240,7 +142,7 @@ int main(int argc, char **argv)
 
     static struct reg created;
     MPI_Comm world = MPI_COMM_WORLD;
-    reg_alloc(&created, "win_create", &world, on_event);
+    reg_alloc(&created, "win_create", &world, MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE);
 
     static int64_t bufA[64], bufB[64];
     MPI_Win A, B;
@@ -248,7 +150,6 @@ int main(int argc, char **argv)
     MPI_Win_create(bufB, 200, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &B);
 
     static struct winset wa, wb;
-    sets[0] = &wa, sets[1] = &wb;
     register_window(&wa, &A);
     register_window(&wb, &B);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -321,9 +222,9 @@ int main(int argc, char **argv)
     check_window(&wa, "A", target, 8, 8, 16, 8, 1 /* exclusive */, 13 /* MPI_REPLACE */, size);
     check_window(&wb, "B", target, 5, 3, 5, 4, 2 /* shared */, 3 /* MPI_MAX */, size);
 
-    free_window_regs(&wa);
-    free_window_regs(&wb);
-    T_OK(MPI_T_event_handle_free(created.h, NULL, NULL));
+    reg_free_all(wa.r, NT);
+    reg_free_all(wb.r, NT);
+    reg_free_all(&created, 1);
     int mine = failures, total = 0;
     MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     T_OK(MPI_T_finalize());
