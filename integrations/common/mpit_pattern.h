@@ -1,6 +1,7 @@
 /* mpit_pattern.h -- the phases of the event-stream test (test_events.c of
  * integrations/mpich and integrations/openmpi) that do not depend on the MPI: MPI_T and
- * MPI initialisation with the predefined communicators' comm_create, the clock, a second
+ * MPI initialisation with the predefined communicators' comm_create, the event types'
+ * names, bindings and elements, the clock, a second
  * thread's traffic, the point-to-point pattern on a dup of MPI_COMM_WORLD, and the
  * communicators created from it with their comm_create / comm_free. What each MPI raises
  * for the pattern is checked by its own test. Include after mpit_record.h. */
@@ -61,6 +62,60 @@ static inline void init_mpit_then_mpi(int *argc, char ***argv, int multiple, int
         CHECK_EQ(pre[2].rec[0].v[F_SIZE], 1);
         CHECK_EQ(pre[2].rec[0].v[F_RANK], 0);
     }
+}
+
+/* ---------------------------------------------------------------- 2. the types */
+/* The MPI's n event types, events[i] named so, bound as bind_of(i), its elements the
+ * enum "<name>_elements" with items named elements[i] (space-separated, in order);
+ * the enum refuses items out of range and a NULL value; an unknown name and the index n
+ * are refused. */
+static inline void check_event_types(const char *const *events, const char *const *elements,
+                                     int n, int (*bind_of)(int))
+{
+    int nev = 0;
+    T_OK(MPI_T_event_get_num(&nev));
+    CHECK_EQ(nev, n);
+    for (int i = 0; i < n; i++) {
+        int idx = -1, verb, bind, num = 0, nn = 0;
+        char name[64], en[96], want[96];
+        int nl = (int)sizeof name, el = (int)sizeof en;
+        MPI_T_enum e = MPI_T_ENUM_NULL;
+        T_OK(MPI_T_event_get_index(events[i], &idx));
+        T_OK(MPI_T_event_get_info(idx, name, &nl, &verb, NULL, NULL, &num, &e, NULL, NULL,
+                                  NULL, &bind));
+        CHECK(strcmp(name, events[i]) == 0);
+        CHECK_EQ(nl, (int)strlen(events[i]) + 1);
+        CHECK_EQ(bind, bind_of(i));
+        CHECK(e != MPI_T_ENUM_NULL);
+        T_OK(MPI_T_enum_get_info(e, &nn, en, &el));
+        CHECK_EQ(nn, num);
+        snprintf(want, sizeof want, "%s_elements", events[i]);
+        CHECK(strcmp(en, want) == 0);
+        /* (MPICH's MPI_T_enum_get_item requires the name buffer and its length) */
+        int value, il = 32;
+        char item[32];
+        CHECK_EQ(MPI_T_enum_get_item(e, nn, &value, item, &il), MPI_T_ERR_INVALID_ITEM);
+        CHECK_EQ(MPI_T_enum_get_item(e, -1, &value, item, &il), MPI_T_ERR_INVALID_ITEM);
+        CHECK_EQ(MPI_T_enum_get_item(e, 0, NULL, item, &il), MPI_T_ERR_INVALID);
+        char elems[160] = "", item_name[32];
+        for (int k = 0; k < nn; k++) {
+            int l = (int)sizeof item_name;
+            T_OK(MPI_T_enum_get_item(e, k, &value, item_name, &l));
+            if (strlen(elems) + strlen(item_name) + 2 < sizeof elems) {
+                strcat(elems, k ? " " : "");
+                strcat(elems, item_name);
+            }
+        }
+        if (strcmp(elems, elements[i]) != 0)
+            fprintf(stderr, "[rank %d] %s: elements '%s', expected '%s'\n", my_rank, events[i],
+                    elems, elements[i]);
+        CHECK(strcmp(elems, elements[i]) == 0);
+    }
+    int idx = -1;
+    CHECK_EQ(MPI_T_event_get_index("no_such_event", &idx), MPI_T_ERR_INVALID_NAME);
+    CHECK_EQ(MPI_T_event_get_info(n, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                                  NULL, NULL),
+             MPI_T_ERR_INVALID_INDEX);
 }
 
 /* ---------------------------------------------------------------- 2. the clock */

@@ -76,53 +76,16 @@ static const char *const all_elements[NALL] = {
     L_WIN,     L_WIN,        L_RMA,    L_RMA,    L_RMA,    L_RMA,    L_RMA,   L_RMA,
     L_LOCK,    L_LOCK,       L_SYNC,   L_SYNC};
 
+/* win_free and the one-sided family (after it in the list) are bound to the window;
+ * everything else to a communicator */
+static int bind_of(int i)
+{
+    return i >= NALL - 11 ? MPI_T_BIND_MPI_WIN : MPI_T_BIND_MPI_COMM;
+}
+
 static void check_types_enums_sources(void)
 {
-    int nev = 0;
-    T_OK(MPI_T_event_get_num(&nev));
-    CHECK_EQ(nev, NALL);
-    for (int i = 0; i < NALL; i++) {
-        int idx = -1, verb, bind, num = 0, nn = 0;
-        char name[64], en[96], want[96];
-        int nl = (int)sizeof name, el = (int)sizeof en;
-        MPI_T_enum e = MPI_T_ENUM_NULL;
-        T_OK(MPI_T_event_get_index(all_events[i], &idx));
-        T_OK(MPI_T_event_get_info(idx, name, &nl, &verb, NULL, NULL, &num, &e, NULL, NULL,
-                                  NULL, &bind));
-        CHECK(strcmp(name, all_events[i]) == 0);
-        CHECK_EQ(nl, (int)strlen(all_events[i]) + 1);
-        /* win_free and the one-sided family (after it in the list) are bound to the
-         * window; everything else to a communicator */
-        CHECK_EQ(bind, i >= NALL - 11 ? MPI_T_BIND_MPI_WIN : MPI_T_BIND_MPI_COMM);
-        CHECK(e != MPI_T_ENUM_NULL);
-        T_OK(MPI_T_enum_get_info(e, &nn, en, &el));
-        CHECK_EQ(nn, num);
-        snprintf(want, sizeof want, "%s_elements", all_events[i]);
-        CHECK(strcmp(en, want) == 0);
-        int value, il = 32;
-        char item[32];
-        CHECK_EQ(MPI_T_enum_get_item(e, nn, &value, item, &il), MPI_T_ERR_INVALID_ITEM);
-        CHECK_EQ(MPI_T_enum_get_item(e, -1, &value, item, &il), MPI_T_ERR_INVALID_ITEM);
-        CHECK_EQ(MPI_T_enum_get_item(e, 0, NULL, item, &il), MPI_T_ERR_INVALID);
-        char elems[160] = "", item_name[32];
-        for (int k = 0; k < nn; k++) {
-            int l = (int)sizeof item_name;
-            T_OK(MPI_T_enum_get_item(e, k, &value, item_name, &l));
-            if (strlen(elems) + strlen(item_name) + 2 < sizeof elems) {
-                strcat(elems, k ? " " : "");
-                strcat(elems, item_name);
-            }
-        }
-        if (strcmp(elems, all_elements[i]) != 0)
-            fprintf(stderr, "[rank %d] %s: elements '%s', expected '%s'\n", my_rank,
-                    all_events[i], elems, all_elements[i]);
-        CHECK(strcmp(elems, all_elements[i]) == 0);
-    }
-    int idx = -1;
-    CHECK_EQ(MPI_T_event_get_index("no_such_event", &idx), MPI_T_ERR_INVALID_NAME);
-    CHECK_EQ(MPI_T_event_get_info(nev, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                                  NULL, NULL),
-             MPI_T_ERR_INVALID_INDEX);
+    check_event_types(all_events, all_elements, NALL, bind_of);
 
     /* sources: ompi_pml ordered; ompi_pml_mt, ompi_comm and ompi_osc unordered; one clock */
     int nsrc = 0;
