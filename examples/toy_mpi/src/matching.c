@@ -193,15 +193,16 @@ toympi_unexpected_t *toympi_match_post(toympi_request_t *r)
     const uint32_t ctx = r->context_id;
     if (orphans > 0)
         raise_orphans(ctx);
-    const int32_t src = toympi_ev_source(r->src), tag = toympi_ev_tag_of(r->tag);
-    TOYMPI_RAISE_ENGINE(search_unexpected_begin, ctx, 0, r->ev_id, src, tag,
-                        (int32_t)unexpected.length, -1);
+    TOYMPI_RAISE_ENGINE(search_unexpected_begin, ctx, 0, r->ev_id, toympi_ev_source(r->src),
+                        toympi_ev_tag_of(r->tag), (int32_t)unexpected.length, -1);
     toympi_unexpected_t *u = unexpected_match(&unexpected, ctx, r->src, r->tag, 1);
-    TOYMPI_RAISE_ENGINE(search_unexpected_end, ctx, u ? u->seq : 0, r->ev_id, src, tag,
+    TOYMPI_RAISE_ENGINE(search_unexpected_end, ctx, u ? u->seq : 0, r->ev_id,
+                        toympi_ev_source(r->src), toympi_ev_tag_of(r->tag),
                         (int32_t)unexpected.length, u != NULL);
     if (!u) {
         posted_append(&posted, r);
-        TOYMPI_RAISE_ENGINE(posted_insert, ctx, r->ev_id, src, tag, (int32_t)posted.length);
+        TOYMPI_RAISE_ENGINE(posted_insert, ctx, r->ev_id, toympi_ev_source(r->src),
+                            toympi_ev_tag_of(r->tag), (int32_t)posted.length);
         return NULL;
     }
     TOYMPI_RAISE_ENGINE(unexpected_remove, ctx, (mpitev_count_t)u->bytes, u->seq, u->src, u->tag,
