@@ -26,7 +26,17 @@ enum {
     TAG_ALLTOALL
 };
 
-/* ----------------------------------------------------------- algorithms */
+/* ----------------------------------------------------------- algorithms
+ * No events here: the exported ones are also the toy's internal building blocks
+ * (toympi_allreduce_impl and toympi_allgather_impl for MPI_Comm_dup/_split and window
+ * creation, toympi_barrier_impl for MPI_Finalize). A collective's API-level events belong
+ * in its PMPI_ entry point, between begin() and finish() below. */
+
+/* Also MPI_Finalize's final barrier (init.c), after it set toympi_g.finalizing: MPI is
+ * being torn down there and nothing holds the communicator, so an event raised here
+ * would report an MPI_Barrier the application never called, at a level (NONE) that is
+ * false in the teardown. MPI_Barrier's own events are toympi_coll_begin/_end (op
+ * TOYMPI_COLL_BARRIER), raised in PMPI_Barrier through begin() and finish(). */
 int toympi_barrier_impl(const toympi_comm_t *c)
 {
     int rc = MPI_SUCCESS;
@@ -148,7 +158,10 @@ static int check_op(const char *fn, MPI_Comm comm, MPI_Op op, MPI_Datatype dt)
 
 /* A collective keeps its communicator from its coll_begin to its return: tool code runs
  * in between (the coll_begin and coll_end callbacks, the drains of every internal wait)
- * and may call MPI_Comm_free on it, which then only marks it (comm.c). */
+ * and may call MPI_Comm_free on it, which then only marks it (comm.c).
+ * So every raise bound to c (its key, its rank or size in a payload) sits between
+ * begin()'s toympi_comm_hold and finish()'s toympi_comm_unhold: after the unhold, c may
+ * already be freed by tool code, and reading it is a use-after-free. */
 static void begin(toympi_comm_t *c, int op)
 {
     toympi_comm_hold(c);
@@ -158,6 +171,12 @@ static void begin(toympi_comm_t *c, int op)
                      (int32_t)c->coll_seq);
 }
 
+/* The order at the exit, a convention every API-level end event follows (implementor's
+ * guide, section 9, "Draining"): the exit drain first, so the engine events the
+ * collective raised reach tools before its coll_end; then the end event; the unhold after
+ * the last read of c; then a second drain for what the end event (a buffered
+ * registration) and a release (comm_free) buffered. A new raise bound to c goes before
+ * the unhold. */
 static int finish(const char *fn, int op, MPI_Comm comm, toympi_comm_t *c, int rc)
 {
     /* API exit: the collective's engine events are delivered before its coll_end */
