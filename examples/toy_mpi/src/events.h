@@ -4,17 +4,44 @@
  * The events are mpitev's event catalogue (include/mpitev/catalog.h,
  * docs/event-catalogue.md): the names, payloads and bindings every MPI that vendors
  * mpitev raises, so a tool reads the toy exactly as it reads MPICH or Open MPI. The toy
- * raises every catalogue family, plus four types of its own (toympi_ prefix).
+ * raises every catalogue family, plus types of its own (toympi_ prefix).
  *
- * ADDING AN EVENT TYPE: add one EV(...) line to TOYMPI_EVENTS below (a catalogue entry,
- * MPITEV_CAT_<NAME>(EV), or a toy-only one in the same format with a TOYMPI_L_* payload
- * list next to the others), then raise it where it happens with TOYMPI_RAISE_ENGINE or
- * TOYMPI_RAISE_API (mpitev's MPITEV_RAISE_EVENT, at the end of this file). Everything
- * else is generated from the list by mpitev's macros (catalog.h's MPITEV_CATALOG_TYPES
- * and MPITEV_CATALOG_DEFINE): the payload struct, the element list checked against it,
- * the element-name enum tools read (MPI_T_enum_get_item), the type object, its
- * declaration at init (events.c) with the verbosity, binding and flags of the line, and
- * a typed raise whose arguments are evaluated only when a tool listens.
+ * ADDING AN EVENT TYPE. First look for one that already says it: toympi_coll_begin/_end
+ * cover every collective, MPI_Barrier included (op TOYMPI_COLL_*, rank, size, seq), so a
+ * new collective needs an op code and its description text, not a type. Otherwise:
+ *  1. One EV(...) entry in one of the lists below (a catalogue entry,
+ *     MPITEV_CAT_<NAME>(EV), or a toy-only one in the same format with a TOYMPI_L_*
+ *     payload list next to the others; a payload fits events.c's 64-byte records). It
+ *     gets its list's MPI_T category. List order is MPI_T index order: tools look types
+ *     up by name, so indices may change between releases, but only an entry at the very
+ *     end of TOYMPI_EVENTS (a new list there) leaves every other index as it was; one
+ *     inside moves the indices after it. Append where you can.
+ *  2. Raise it where it happens (mpitev's MPITEV_RAISE_EVENT, through the macros at the
+ *     end of this file): in the engine (frame handlers, queues, protocol steps) with
+ *     TOYMPI_RAISE_ENGINE (win.h's TOYMPI_RAISE_WIN for a window); at the API level (the
+ *     entry or exit of an MPI call) with TOYMPI_RAISE_API, never a bare
+ *     MPITEV_RAISE_EVENT: it counts the tool code an immediate delivery runs in
+ *     toympi_g.in_tool, so an MPI_Finalize or MPI_Init called from that callback is
+ *     refused instead of tearing MPI down under the call that runs it. API-level events
+ *     go in the PMPI_ entry point, not in an internal function other calls reuse
+ *     (coll.c's toympi_*_impl, also MPI_Finalize's barrier), and a raise bound to a
+ *     communicator goes where the call holds it (coll.c's begin() and finish()).
+ *  3. The entry's level column is a promise to tools that nothing checks (catalog.h's
+ *     generators drop it): a callback registered at that level (or a stricter one) is
+ *     never skipped as unsafe. So the cb_safety of a raise that may deliver at once (a
+ *     type not always buffered), and the level of every drain that delivers the type,
+ *     must not be more restrictive than the column.
+ *  4. A new category too: a new list at the end of TOYMPI_EVENTS, its
+ *     MPITEV_CATALOG_DEFINE and declare call in events.c (in TOYMPI_EVENTS order), and
+ *     a row in events.c's category table.
+ * No count is written anywhere: TOYMPI_EV_NUM_TYPES counts the list, and
+ * tests/test_events.c checks that MPI_T shows exactly its entries, each by name at its
+ * index (an entry whose list events.c does not declare fails there).
+ * Everything else is generated from the list by mpitev's macros (catalog.h's
+ * MPITEV_CATALOG_TYPES and MPITEV_CATALOG_DEFINE): the payload struct, the element list
+ * checked against it, the element-name enum tools read (MPI_T_enum_get_item), the type
+ * object, its declaration at init (events.c) with the verbosity, binding and flags of the
+ * line, and a typed raise whose arguments are evaluated only when a tool listens.
  *
  * Two sources (docs/implementors-guide.md section 9 walks through the reasoning):
  *
