@@ -6,9 +6,10 @@
  *   mpicc -std=c11 -shared -fPIC mpitev_minimal.c -o libmpitev_minimal.so
  *   LD_PRELOAD=./libmpitev_minimal.so mpiexec -n 4 ./prog
  *
- * Walked through in docs/tool-writers-guide.md ("A minimal tool"). Only MPI_COMM_WORLD's
- * messages are counted: a communicator the application creates has registrations of its
- * own (examples/tools/common/tc_comms.c follows them). */
+ * Walked through in docs/tool-writers-guide.md ("Start here: a minimal tool"). Only
+ * MPI_COMM_WORLD's messages are counted, numbered by world rank: a communicator the
+ * application creates needs registrations of its own (examples/tools/common/tc_comms.c
+ * follows them). */
 #include <mpi.h>
 #include <stdatomic.h>
 #include <stdint.h>
