@@ -34,6 +34,8 @@
  *   level        the most restrictive callback safety an MPI may raise it at
  *                (MPITEV_CB_REQUIRE_...): a tool whose callback is safe at that level
  *                is safe on every MPI. An MPI may raise it at a less restrictive one.
+ *                The generators do not read it: it is the catalogue's promise to tools,
+ *                which the MPI's raise sites and drain points keep.
  *
  * ================================ CONVENTIONS =====================================
  * These hold for every catalogue event on every MPI; docs/event-catalogue.md repeats
@@ -41,6 +43,10 @@
  *   - Ranks are ranks in the bound communicator (a window's: its group). A source or
  *     tag that is a wildcard (a receive posted with MPI_ANY_SOURCE or MPI_ANY_TAG) is
  *     MPITEV_CATALOG_ANY (-1), whatever the MPI's own constants are.
+ *   - A message or request the MPI makes for its own purposes (its collectives, its
+ *     internal synchronisation, such as a barrier in MPI_Finalize) has tag
+ *     MPITEV_CATALOG_INTERNAL (-2), whatever tag the MPI uses for it: the
+ *     application's tags are never negative, so a tool counts them by tag >= 0.
  *   - bytes: MPI_Count, the bytes the operation moves (a receive: those it got; a
  *     posted receive: its buffer's capacity).
  *   - request_id identifies a request among the process's live requests (it may be
@@ -64,6 +70,7 @@
 
 /* ------------------------------------------------------------------- codes */
 #define MPITEV_CATALOG_ANY (-1) /* wildcard source or tag; lock/flush/sync on all targets */
+#define MPITEV_CATALOG_INTERNAL (-2) /* tag of the MPI's own messages and requests */
 #define MPITEV_CATALOG_KEY_WORLD 1u
 #define MPITEV_CATALOG_KEY_SELF 2u
 

@@ -224,8 +224,13 @@ static inline int32_t toympi_ev_source(int src)
 {
     return src == MPI_ANY_SOURCE ? MPITEV_CATALOG_ANY : src;
 }
-static inline int32_t toympi_ev_tag_of(int tag)
+/* The tag of a message or receive on context ctx: the toy's own traffic (collectives,
+ * MPI_Finalize's barrier, communicator construction: the odd, collective context of a
+ * communicator's pair, comm.c) is MPITEV_CATALOG_INTERNAL (-2), whatever tag it uses. */
+static inline int32_t toympi_ev_tag_of(uint32_t ctx, int tag)
 {
+    if (ctx & TOYMPI_CTX_COLL_OFFSET)
+        return MPITEV_CATALOG_INTERNAL;
     return tag == MPI_ANY_TAG ? MPITEV_CATALOG_ANY : tag;
 }
 
@@ -240,8 +245,8 @@ static inline int32_t toympi_ev_peer(const toympi_request_t *r)
 static inline int32_t toympi_ev_tag(const toympi_request_t *r)
 {
     if (r->kind == TOYMPI_REQ_RECV && r->status.MPI_TAG != MPI_ANY_TAG)
-        return r->status.MPI_TAG;
-    return toympi_ev_tag_of(r->tag);
+        return toympi_ev_tag_of(r->context_id, r->status.MPI_TAG);
+    return toympi_ev_tag_of(r->context_id, r->tag);
 }
 /* Bytes of a request: a send's message size; a receive's capacity until it matched
  * (recv_posted), then what it got (0 if cancelled). */

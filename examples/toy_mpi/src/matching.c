@@ -135,7 +135,7 @@ static int arrival_events_wanted(void)
 static void raise_unexpected_insert(const toympi_unexpected_t *u)
 {
     TOYMPI_RAISE_ENGINE(unexpected_insert, u->context_id, (mpitev_count_t)u->bytes, u->seq,
-                        u->src, u->tag, (int32_t)unexpected.length);
+                        u->src, toympi_ev_tag_of(u->context_id, u->tag), (int32_t)unexpected.length);
 }
 
 /* The communicator of ctx exists now: raise what its early messages missed. */
@@ -146,7 +146,7 @@ static void raise_orphans(uint32_t ctx)
             u->ev_orphan = 0;
             orphans--;
             TOYMPI_RAISE_ENGINE(message_arrived, u->context_id, (mpitev_count_t)u->bytes, u->seq,
-                                u->src, u->tag);
+                                u->src, toympi_ev_tag_of(u->context_id, u->tag));
             raise_unexpected_insert(u);
         }
     }
@@ -158,15 +158,16 @@ toympi_request_t *toympi_match_arrival(uint32_t ctx, int src, int tag, size_t by
                                        toympi_unexpected_t **ux)
 {
     uint64_t seq = ++arrivals;
-    TOYMPI_RAISE_ENGINE(message_arrived, ctx, (mpitev_count_t)bytes, seq, src, tag);
-    TOYMPI_RAISE_ENGINE(search_posted_begin, ctx, seq, 0, src, tag, (int32_t)posted.length, -1);
+    TOYMPI_RAISE_ENGINE(message_arrived, ctx, (mpitev_count_t)bytes, seq, src, toympi_ev_tag_of(ctx, tag));
+    TOYMPI_RAISE_ENGINE(search_posted_begin, ctx, seq, 0, src, toympi_ev_tag_of(ctx, tag), (int32_t)posted.length,
+                        -1);
     toympi_request_t *r = posted_match(&posted, ctx, src, tag);
-    TOYMPI_RAISE_ENGINE(search_posted_end, ctx, seq, r ? r->ev_id : 0, src, tag,
+    TOYMPI_RAISE_ENGINE(search_posted_end, ctx, seq, r ? r->ev_id : 0, src, toympi_ev_tag_of(ctx, tag),
                         (int32_t)posted.length, r != NULL);
     *ux = NULL;
     if (r) {
         TOYMPI_RAISE_ENGINE(posted_remove, ctx, r->ev_id, toympi_ev_source(r->src),
-                            toympi_ev_tag_of(r->tag), (int32_t)posted.length);
+                            toympi_ev_tag_of(ctx, r->tag), (int32_t)posted.length);
         return r;
     }
     toympi_unexpected_t *u = toympi_calloc(1, sizeof *u);
@@ -194,19 +195,19 @@ toympi_unexpected_t *toympi_match_post(toympi_request_t *r)
     if (orphans > 0)
         raise_orphans(ctx);
     TOYMPI_RAISE_ENGINE(search_unexpected_begin, ctx, 0, r->ev_id, toympi_ev_source(r->src),
-                        toympi_ev_tag_of(r->tag), (int32_t)unexpected.length, -1);
+                        toympi_ev_tag_of(ctx, r->tag), (int32_t)unexpected.length, -1);
     toympi_unexpected_t *u = unexpected_match(&unexpected, ctx, r->src, r->tag, 1);
     TOYMPI_RAISE_ENGINE(search_unexpected_end, ctx, u ? u->seq : 0, r->ev_id,
-                        toympi_ev_source(r->src), toympi_ev_tag_of(r->tag),
+                        toympi_ev_source(r->src), toympi_ev_tag_of(ctx, r->tag),
                         (int32_t)unexpected.length, u != NULL);
     if (!u) {
         posted_append(&posted, r);
         TOYMPI_RAISE_ENGINE(posted_insert, ctx, r->ev_id, toympi_ev_source(r->src),
-                            toympi_ev_tag_of(r->tag), (int32_t)posted.length);
+                            toympi_ev_tag_of(ctx, r->tag), (int32_t)posted.length);
         return NULL;
     }
-    TOYMPI_RAISE_ENGINE(unexpected_remove, ctx, (mpitev_count_t)u->bytes, u->seq, u->src, u->tag,
-                        (int32_t)unexpected.length);
+    TOYMPI_RAISE_ENGINE(unexpected_remove, ctx, (mpitev_count_t)u->bytes, u->seq, u->src,
+                        toympi_ev_tag_of(ctx, u->tag), (int32_t)unexpected.length);
     return u;
 }
 
@@ -215,7 +216,7 @@ int toympi_match_cancel(toympi_request_t *r)
     if (!posted_remove(&posted, r))
         return 0;
     TOYMPI_RAISE_ENGINE(posted_remove, r->context_id, r->ev_id, toympi_ev_source(r->src),
-                        toympi_ev_tag_of(r->tag), (int32_t)posted.length);
+                        toympi_ev_tag_of(r->context_id, r->tag), (int32_t)posted.length);
     return 1;
 }
 
