@@ -111,8 +111,11 @@ enum {
        TUNER_DETAIL, ASYNC_SIGNAL_SAFE,                                                    \
        "rendezvous handshake step: 0 request-to-send sent, 1 request-to-send matched and " \
        "clear-to-send sent, 2 clear-to-send received by the sender")
+/* toympi_request_free: raised at NONE at API level, at ASYNC_SIGNAL_SAFE where the engine
+ * completes a request MPI_Request_free detached (request.c): its level is the stricter. */
 #define TOYMPI_EV_REQUEST_FREE(EV)                                                         \
-    EV(toympi_request_free, TOYMPI_L_REQUEST_FREE, MPI_COMM, 0, USER_DETAIL, NONE,         \
+    EV(toympi_request_free, TOYMPI_L_REQUEST_FREE, MPI_COMM, 0, USER_DETAIL,                \
+       ASYNC_SIGNAL_SAFE,                                                                  \
        "a user request was freed (completed by the Wait/Test family, MPI_Request_free, or " \
        "completion after MPI_Request_free)")
 #define TOYMPI_EV_COLL(EV)                                                                 \
